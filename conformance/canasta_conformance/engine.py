@@ -1,0 +1,101 @@
+"""The engine protocol (Python transport) and how the harness finds an engine.
+
+An engine is any object with these methods; the harness calls ``load`` once per scenario, then
+``apply`` for each step, ``observe`` to compare positions and ``score`` when the hand is over.
+Engines in other languages speak the same operations as JSON lines (see the protocol schemas).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from .model import Action, Outcome, Position, ScoreSheet
+
+DEFAULT_ENGINE = "canasta_reference:create_engine"
+
+#: optional features an engine may declare (a scenario lists those it needs in ``requires``)
+FEATURES = ("legal_actions", "deal")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine says about itself in the handshake."""
+
+    name: str
+    version: str
+    variants: tuple[str, ...]
+    #: parameter names the engine honours as scenario options ("*" = all parameters of the spec)
+    options: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    spec_version: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name, "version": self.version, "variants": list(self.variants),
+            "options": list(self.options), "features": list(self.features), "spec_version": self.spec_version,
+        }
+
+
+@dataclass(frozen=True)
+class DealSetup:
+    """Start a hand from an explicit deck order (top first)."""
+
+    variant: str
+    options: dict[str, object]
+    dealer: int
+    deck: tuple
+    scores: tuple[int, ...] = field(default=())
+
+
+@runtime_checkable
+class Engine(Protocol):
+    def capabilities(self) -> Capabilities: ...
+
+    def load(self, position: Position) -> None:
+        """Set up the position (raise ValueError if it cannot be represented)."""
+
+    def apply(self, action: Action) -> Outcome:
+        """Apply an action of the player to move; a rejection leaves the position unchanged."""
+
+    def observe(self) -> Position: ...
+
+    def score(self) -> ScoreSheet:
+        """The score sheet of the hand, once it is over."""
+
+
+class LegalActions(Protocol):
+    def legal_actions(self) -> Sequence[Action]: ...
+
+
+class Dealer(Protocol):
+    def deal(self, setup: DealSetup) -> None: ...
+
+
+class EngineLoadError(RuntimeError):
+    pass
+
+
+EngineFactory = Callable[[], Engine]
+
+
+def resolve_factory(spec: str) -> EngineFactory:
+    """``module:attribute`` -> a zero-argument factory of engines (a class or a function)."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise EngineLoadError(f"--canasta-engine wants 'module:factory', got {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise EngineLoadError(f"cannot import engine module {module_name!r}: {error}") from error
+    factory = module
+    for part in attribute.split("."):
+        try:
+            factory = getattr(factory, part)
+        except AttributeError:
+            raise EngineLoadError(f"module {module_name!r} has no attribute {attribute!r}") from None
+    if not callable(factory):
+        raise EngineLoadError(f"{spec!r} is not callable")
+    return factory  # type: ignore[return-value]

@@ -1,0 +1,294 @@
+"""Scenario files: loading, schema validation and semantic checks.
+
+A scenario file holds one scenario (``scenarios/<area>/<id>.yaml``). ``load_scenario`` returns a
+:class:`Scenario` or raises :class:`ScenarioError` carrying every problem as
+``file:line: path: message``; one broken file never stops the others from loading.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cards import Card, excess_cards
+from .model import Action, FormatError, Position, action_from_json, meld_rank
+from .schemas import schema_errors
+from .spec import Spec, VariantError
+from .yamlio import Problem, YamlDocument, YamlError, parse_path, read_yaml
+
+MODELINE_MARK = "scenario.schema.json"
+
+
+class ScenarioError(ValueError):
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Expect:
+    legal: bool | None = None
+    violates: tuple[str, ...] = ()
+    malformed: bool = False
+    position: Mapping[str, Any] | None = None
+    hand_over: bool | None = None
+    score: tuple[Mapping[str, int], ...] | None = None
+    legal_includes: tuple[Action, ...] = ()
+    legal_excludes: tuple[Action, ...] = ()
+
+    @property
+    def outcome(self) -> str:
+        if self.malformed:
+            return "malformed"
+        return "rejected" if self.legal is False else "accepted"
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    action: Action | None
+    expect: Expect
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Deal:
+    dealer: int
+    deck: tuple[Card, ...]
+    scores: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    rules: tuple[str, ...]
+    variant: str
+    options: Mapping[str, Any]
+    requires: tuple[str, ...]
+    steps: tuple[Step, ...]
+    path: Path
+    position: Position | None = None
+    deal: Deal | None = None
+    source: str | None = None
+    notes: str | None = None
+    area: str = field(default="")
+
+    @property
+    def rule_areas(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(rule.split(".")[0] for rule in self.rules))
+
+
+def is_scenario_file(path: Path) -> bool:
+    """A YAML file is a scenario when its first line is the modeline naming the scenario schema."""
+    if path.suffix not in (".yaml", ".yml"):
+        return False
+    try:
+        with path.open(encoding="utf-8") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return first.startswith("# yaml-language-server:") and MODELINE_MARK in first
+
+
+def scenario_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.yaml") if is_scenario_file(p))
+
+
+def load_scenario(path: Path, spec: Spec) -> Scenario:
+    try:
+        document = read_yaml(path)
+    except YamlError as error:
+        raise ScenarioError([error.problem]) from None
+    problems = [document.problem(p, m) for p, m in schema_errors("scenario", document.data)]
+    if problems:
+        raise ScenarioError(problems)
+    scenario, problems = _build(document, spec)
+    if problems or scenario is None:
+        raise ScenarioError(problems)
+    return scenario
+
+
+def load_scenarios(paths: Iterable[Path], spec: Spec) -> tuple[list[Scenario], list[Problem]]:
+    """Load many scenarios; also checks that ids are unique. Returns (scenarios, problems)."""
+    loaded: list[Scenario] = []
+    problems: list[Problem] = []
+    seen: dict[str, Path] = {}
+    for path in paths:
+        try:
+            scenario = load_scenario(path, spec)
+        except ScenarioError as error:
+            problems.extend(error.problems)
+            continue
+        if scenario.id in seen:
+            document = read_yaml(path)
+            problems.append(document.problem(["id"], f"duplicate scenario id {scenario.id!r} (also {seen[scenario.id]})"))
+            continue
+        seen[scenario.id] = path
+        loaded.append(scenario)
+    return loaded, problems
+
+
+def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem]]:
+    data = doc.data
+    problems: list[Problem] = []
+
+    def problem(path: list[Any], message: str) -> None:
+        problems.append(doc.problem(path, message))
+
+    if data["id"] != doc.path.stem:
+        problem(["id"], f"id {data['id']!r} must equal the file name {doc.path.stem!r}")
+    for index, rule_id in enumerate(data["rules"]):
+        if rule_id not in spec.rules:
+            problem(["rules", index], f"unknown rule {rule_id!r}")
+    variant = data.get("variant", spec.default_variant)
+    options = data.get("options") or {}
+    params: Mapping[str, Any] | None = None
+    if variant not in spec.variants:
+        problem(["variant"], f"unknown variant {variant!r} (known: {', '.join(sorted(spec.variants))})")
+    else:
+        for key, value in options.items():
+            parameter = spec.parameters.get(key)
+            if parameter is None:
+                problem(["options", key], f"unknown parameter {key!r}")
+            elif (why := parameter.check(value)) is not None:
+                problem(["options", key], why)
+        try:
+            params = spec.variant_parameters(variant, options)
+        except VariantError:
+            params = None
+
+    position = None
+    deal = None
+    try:
+        if "position" in data:
+            raw = dict(data["position"])
+            raw.setdefault("variant", variant)
+            raw.setdefault("options", options)
+            position = Position.from_json(raw)
+        else:
+            raw_deal = data["deal"]
+            deal = Deal(int(raw_deal["dealer"]), Position.from_json({"hands": [], "melds": [], "pile": raw_deal["deck"], "stock": []}).pile, tuple(raw_deal.get("scores", ())))
+    except FormatError as error:
+        problem(parse_path(error.path), error.message)
+
+    if params is not None and position is not None:
+        for path, message in position_problems(position, params):
+            problem(["position", *path], message)
+    if params is not None and deal is not None:
+        problems.extend(doc.problem(["deal", *p], m) for p, m in deal_problems(deal, params))
+
+    steps = []
+    for index, raw_step in enumerate(data["steps"]):
+        where: list[Any] = ["steps", index]
+        action = None
+        if "action" in raw_step:
+            try:
+                action = action_from_json(raw_step["action"])
+            except FormatError as error:
+                problem([*where, "action"], error.message)
+        expect_raw = raw_step["expect"]
+        violates = expect_raw.get("violates", ())
+        violates = (violates,) if isinstance(violates, str) else tuple(violates)
+        for rule_id in violates:
+            if rule_id not in spec.rules:
+                problem([*where, "expect", "violates"], f"unknown rule {rule_id!r}")
+        if violates and expect_raw.get("legal") is not False:
+            problem([*where, "expect"], "'violates' needs 'legal: false'")
+        if expect_raw.get("legal") is False and not violates:
+            problem([*where, "expect"], "an illegal action names the rule it breaks in 'violates'")
+        if expect_raw.get("malformed") and "legal" in expect_raw:
+            problem([*where, "expect"], "an action is either malformed or legal/illegal, not both")
+        if action is None and any(k in expect_raw for k in ("legal", "violates", "malformed")):
+            problem([*where, "expect"], "legal, violates and malformed describe an action: add 'action'")
+        includes: tuple[Action, ...] = ()
+        excludes: tuple[Action, ...] = ()
+        legal_actions = expect_raw.get("legal_actions")
+        if legal_actions:
+            if "legal_actions" not in data.get("requires", ()):
+                problem([*where, "expect", "legal_actions"], "a legal_actions expectation needs 'requires: [legal_actions]'")
+            try:
+                includes = tuple(action_from_json(a) for a in legal_actions.get("includes", ()))
+                excludes = tuple(action_from_json(a) for a in legal_actions.get("excludes", ()))
+            except FormatError as error:
+                problem([*where, "expect", "legal_actions"], error.message)
+        steps.append(Step(index, action, Expect(
+            legal=expect_raw.get("legal"), violates=violates, malformed=bool(expect_raw.get("malformed", False)),
+            position=expect_raw.get("position"), hand_over=expect_raw.get("hand_over"),
+            score=tuple(expect_raw["score"]) if "score" in expect_raw else None,
+            legal_includes=includes, legal_excludes=excludes,
+        ), raw_step.get("note")))
+    if problems:
+        return None, problems
+    area = doc.path.parent.name
+    return Scenario(
+        id=data["id"], title=data["title"], rules=tuple(data["rules"]), variant=variant, options=dict(options),
+        requires=tuple(data.get("requires", ())), steps=tuple(steps), path=doc.path, position=position, deal=deal,
+        source=data.get("source"), notes=data.get("notes"), area=area,
+    ), []
+
+
+def position_problems(position: Position, params: Mapping[str, Any]) -> Iterator[tuple[list[Any], str]]:
+    """Structural problems of a position under a variant's parameters (not rule legality)."""
+    players, sides = params["players"], params["sides"]
+    if position.players != players:
+        yield ["hands"], f"the variant has {players} players but the position has {position.players} hands"
+    if position.sides != sides:
+        yield ["melds"], f"the variant has {sides} sides but the position has melds for {position.sides}"
+    if len(position.red_threes) != sides:
+        yield ["red_threes"], f"the variant has {sides} sides but red_threes has {len(position.red_threes)} entries"
+    if len(position.scores) != sides:
+        yield ["scores"], f"the variant has {sides} sides but scores has {len(position.scores)} entries"
+    if not 0 <= position.turn < players:
+        yield ["turn"], f"seat {position.turn} does not exist with {players} players"
+    if position.dealer is not None and not 0 <= position.dealer < players:
+        yield ["dealer"], f"seat {position.dealer} does not exist with {players} players"
+    counts = Counter(position.all_cards())
+    for card, seen, allowed in excess_cards(counts, params["deck.packs"], params["deck.jokers"]):
+        yield [], f"{card.token} appears {seen} times but the deck holds it {allowed} times"
+    wild = frozenset(params["cards.wild_ranks"])
+    for side_index, side in enumerate(position.melds):
+        ranks_seen: set[str] = set()
+        for meld_index, meld in enumerate(side):
+            where = ["melds", side_index, meld_index]
+            rank = meld_rank(meld, wild)
+            naturals = sum(1 for c in meld if c.rank not in wild)
+            wilds = len(meld) - naturals
+            if rank is None:
+                yield where, "a meld needs natural cards of one rank"
+                continue
+            if rank == "3" and any(c.is_red_three for c in meld):
+                yield where, "red threes are never melded"
+            if rank in ranks_seen:
+                yield where, f"the side has two melds of rank {rank}"
+            ranks_seen.add(rank)
+            if len(meld) < params["meld.min_cards"]:
+                yield where, f"a meld has at least {params['meld.min_cards']} cards"
+            if naturals < params["meld.min_naturals"]:
+                yield where, f"a meld has at least {params['meld.min_naturals']} natural cards"
+            if wilds > params["meld.max_wilds"]:
+                yield where, f"a meld has at most {params['meld.max_wilds']} wild cards"
+    for side_index, threes in enumerate(position.red_threes):
+        for index, c in enumerate(threes):
+            if not c.is_red_three:
+                yield ["red_threes", side_index, index], f"{c.token} is not a red three"
+    if position.phase == "over" and position.ended is None:
+        yield ["ended"], "a position in phase 'over' says how the hand ended"
+    if position.facts.question == "pending" and params["sides"] >= params["players"]:
+        yield ["facts", "question"], "there is no partner to answer in this variant"
+
+
+def deal_problems(deal: Deal, params: Mapping[str, Any]) -> Iterator[tuple[list[Any], str]]:
+    counts = Counter(deal.deck)
+    for card, seen, allowed in excess_cards(counts, params["deck.packs"], params["deck.jokers"]):
+        yield ["deck"], f"{card.token} appears {seen} times but the deck holds it {allowed} times"
+    if not 0 <= deal.dealer < params["players"]:
+        yield ["dealer"], f"seat {deal.dealer} does not exist with {params['players']} players"
+    needed = params["players"] * params["deal.hand_size"] + 1
+    if len(deal.deck) < needed:
+        yield ["deck"], f"the deal needs at least {needed} cards, the deck has {len(deal.deck)}"
+    if deal.scores and len(deal.scores) != params["sides"]:
+        yield ["scores"], f"the variant has {params['sides']} sides but scores has {len(deal.scores)} entries"

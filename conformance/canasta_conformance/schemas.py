@@ -1,0 +1,68 @@
+"""The JSON Schemas in ``spec/schema``, compiled once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+import jsonschema
+
+from .data import schema_dir
+from .yamlio import PathPart
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    """Load ``spec/schema/<name>.schema.json``."""
+    return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+@cache
+def _registry() -> Any:
+    from referencing import Registry, Resource
+
+    resources = []
+    for path in sorted(schema_dir().glob("*.schema.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((path.name, Resource.from_contents(document)))
+    return Registry().with_resources(resources)
+
+
+@cache
+def validator(name: str) -> jsonschema.Draft7Validator:
+    return jsonschema.Draft7Validator(schema(name), registry=_registry())
+
+
+def schema_errors(name: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
+    """Every schema violation of ``data``: (path inside the document, message)."""
+    for error in sorted(validator(name).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        yield list(error.absolute_path), _message(error)
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties are not allowed", "unknown key")
+    if error.validator == "enum" and len(error.validator_value) > 20 and "JK" in error.validator_value:
+        return (f"{error.instance!r} is not a card token: a rank (A K Q J T 9 8 7 6 5 4 3 2) and a "
+                f"suit (C D H S), e.g. 'KH' or 'TD', or 'JK' for a joker")
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        return _branch_message(error)
+    return error.message
+
+
+def _branch_message(error: jsonschema.ValidationError) -> str:
+    """For a oneOf, explain the branch the document meant: the one whose ``type`` matched."""
+    branches: dict[int, list[jsonschema.ValidationError]] = {}
+    for sub in error.context or ():
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    meant = [errs for errs in branches.values() if not any(list(e.relative_path)[:1] == ["type"] for e in errs)]
+    if len(meant) == 1 and len(meant[0]) < len(error.context or ()):
+        sub = meant[0][0]
+        where = ".".join(str(p) for p in sub.relative_path)
+        return (f"{where}: " if where else "") + _message(sub)
+    if isinstance(error.instance, dict) and "type" in error.instance:
+        return f"{error.instance['type']!r} is not a known type, or the keys do not fit it"
+    best = jsonschema.exceptions.best_match(error.context)
+    return _message(best)

@@ -1,0 +1,331 @@
+"""Loading the rules specification: areas, rules, parameters, variants, conflicts and sources.
+
+``load_spec()`` reads ``spec/`` once per process. ``Spec.variant_parameters(name, options)``
+resolves a variant to the full parameter mapping an engine reads: catalogue defaults, then the
+variant's overrides, then a scenario's options, each value checked against the parameter's schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import jsonschema
+
+from .data import spec_dir
+from .schemas import schema_errors
+from .yamlio import Problem, YamlDocument, YamlError, read_yaml
+
+RULE_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$")
+
+
+class SpecError(ValueError):
+    """The spec is broken; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("the Canasta spec has problems:\n" + "\n".join(f"  {p}" for p in problems))
+        self.problems = problems
+
+
+class VariantError(ValueError):
+    """An unknown variant, an unknown parameter or a value outside the parameter's schema."""
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    title: str
+    kind: str
+    file: str | None = None
+    url: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    area: str
+    title: str
+    statement: str
+    sources: tuple[Mapping[str, str], ...]
+    parameters: tuple[str, ...]
+    testable: bool
+    kind: str | None = None
+    confidence: str | None = None
+    note: str | None = None
+
+    @property
+    def forbids(self) -> bool:
+        return self.kind == "prohibition"
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    description: str
+    schema: Mapping[str, Any]
+    default: Any
+    implemented: bool = True
+
+    def check(self, value: Any) -> str | None:
+        """Why ``value`` is not allowed for this parameter, or None."""
+        error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(dict(self.schema)).iter_errors(value))
+        return None if error is None else f"{value!r} is not allowed for {self.name}: {error.message}"
+
+
+@dataclass(frozen=True)
+class Variant:
+    id: str
+    title: str
+    description: str
+    sources: tuple[str, ...]
+    overrides: Mapping[str, Any]
+    base: str | None = None
+    open_questions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Conflict:
+    id: str
+    title: str
+    rules: tuple[str, ...]
+    parameter: str | None
+    readings: tuple[Mapping[str, Any], ...]
+    default: str
+    rationale: str
+
+
+@dataclass(frozen=True)
+class Area:
+    id: str
+    title: str
+
+
+@dataclass
+class Spec:
+    root: Path
+    name: str
+    version: str
+    default_variant: str
+    areas: dict[str, Area]
+    rules: dict[str, Rule]
+    parameters: dict[str, Parameter]
+    variants: dict[str, Variant]
+    conflicts: dict[str, Conflict]
+    sources: dict[str, Source]
+    problems: list[Problem] = field(default_factory=list)
+
+    def rules_in(self, area: str) -> list[Rule]:
+        return [r for r in self.rules.values() if r.area == area]
+
+    def variant_parameters(self, name: str, options: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+        """The full parameter mapping of variant ``name`` with ``options`` applied on top."""
+        return _resolved(self, name, tuple(sorted((options or {}).items(), key=lambda kv: kv[0]), ) if options else ())
+
+    def option_problems(self, options: Mapping[str, Any]) -> list[str]:
+        out = []
+        for key, value in options.items():
+            parameter = self.parameters.get(key)
+            if parameter is None:
+                out.append(f"unknown parameter {key!r}")
+            elif (why := parameter.check(value)) is not None:
+                out.append(why)
+        return out
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+_RESOLVED: dict[tuple[int, str, Any], Mapping[str, Any]] = {}
+
+
+def _resolved(spec: Spec, name: str, options: tuple[tuple[str, Any], ...]) -> Mapping[str, Any]:
+    key = (id(spec), name, repr(options))
+    found = _RESOLVED.get(key)
+    if found is not None:
+        return found
+    chain: list[Variant] = []
+    current: str | None = name
+    while current is not None:
+        variant = spec.variants.get(current)
+        if variant is None:
+            known = ", ".join(sorted(spec.variants))
+            raise VariantError(f"unknown variant {current!r} (known: {known})")
+        if variant in chain:
+            raise VariantError(f"variant {name!r} has a cycle of bases")
+        chain.append(variant)
+        current = variant.base
+    values = {p.name: p.default for p in spec.parameters.values()}
+    for variant in reversed(chain):
+        values.update(variant.overrides)
+    option_map = dict(options)
+    problems = spec.option_problems(option_map)
+    if problems:
+        raise VariantError("; ".join(problems))
+    values.update(option_map)
+    frozen = MappingProxyType({k: _freeze(v) for k, v in values.items()})
+    _RESOLVED[key] = frozen
+    return frozen
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def _documents(paths: Iterable[Path], problems: list[Problem]) -> Iterable[YamlDocument]:
+    for path in paths:
+        try:
+            yield read_yaml(path)
+        except YamlError as error:
+            problems.append(error.problem)
+
+
+def _checked(document: YamlDocument, schema_name: str, problems: list[Problem]) -> bool:
+    errors = [document.problem(path, message) for path, message in schema_errors(schema_name, document.data)]
+    problems.extend(errors)
+    return not errors
+
+
+@cache
+def load_spec(root: Path | None = None) -> Spec:
+    """Load and cross-check the spec; raises :class:`SpecError` if anything is wrong."""
+    spec = read_spec(root or spec_dir())
+    if spec.problems:
+        raise SpecError(spec.problems)
+    return spec
+
+
+def read_spec(root: Path) -> Spec:
+    """Read the spec and collect every problem in ``Spec.problems`` instead of raising."""
+    problems: list[Problem] = []
+    meta_doc = next(iter(_documents([root / "spec.yaml"], problems)), None)
+    meta = meta_doc.data if meta_doc and _checked(meta_doc, "spec-meta", problems) else {}
+    spec = Spec(
+        root=root,
+        name=meta.get("name", "Canasta"),
+        version=meta.get("version", "0.0.0"),
+        default_variant=meta.get("default_variant", "classic"),
+        areas={a["id"]: Area(a["id"], a["title"]) for a in meta.get("areas", [])},
+        rules={}, parameters={}, variants={}, conflicts={}, sources={}, problems=problems,
+    )
+    rule_docs: dict[str, tuple[YamlDocument, list[Any]]] = {}
+
+    for doc in _documents([root / "sources.yaml"] if (root / "sources.yaml").exists() else [], problems):
+        if _checked(doc, "sources", problems):
+            for index, item in enumerate(doc.data["sources"]):
+                if item["id"] in spec.sources:
+                    problems.append(doc.problem(["sources", index, "id"], f"duplicate source id {item['id']!r}"))
+                spec.sources[item["id"]] = Source(**item)
+
+    for doc in _documents([root / "parameters.yaml"], problems):
+        if _checked(doc, "parameters", problems):
+            for index, item in enumerate(doc.data["parameters"]):
+                parameter = Parameter(**item)
+                if parameter.name in spec.parameters:
+                    problems.append(doc.problem(["parameters", index, "name"], f"duplicate parameter {parameter.name!r}"))
+                try:
+                    jsonschema.Draft7Validator.check_schema(parameter.schema)
+                except jsonschema.SchemaError as error:
+                    problems.append(doc.problem(["parameters", index, "schema"], f"not a valid JSON Schema: {error.message}"))
+                    continue
+                if (why := parameter.check(parameter.default)) is not None:
+                    problems.append(doc.problem(["parameters", index, "default"], why))
+                spec.parameters[parameter.name] = parameter
+
+    for doc in _documents(sorted((root / "rules").glob("*.yaml")), problems):
+        if not _checked(doc, "rules", problems):
+            continue
+        area = doc.data["area"]
+        if area != doc.path.stem:
+            problems.append(doc.problem(["area"], f"area {area!r} must equal the file name {doc.path.stem!r}"))
+        if spec.areas and area not in spec.areas:
+            problems.append(doc.problem(["area"], f"area {area!r} is not listed in spec.yaml"))
+        for index, item in enumerate(doc.data["rules"]):
+            where = ["rules", index]
+            rule_id = item["id"]
+            if rule_id in spec.rules:
+                first = spec.rules[rule_id]
+                problems.append(doc.problem([*where, "id"], f"duplicate rule id {rule_id!r} (first in area {first.area!r})"))
+                continue
+            if rule_id.split(".")[0] != area:
+                problems.append(doc.problem([*where, "id"], f"rule id {rule_id!r} must start with its area {area!r}"))
+            spec.rules[rule_id] = Rule(
+                id=rule_id, area=area, title=item["title"], statement=item["statement"],
+                sources=tuple(item["sources"]), parameters=tuple(item.get("parameters", ())),
+                testable=item["testable"], kind=item.get("kind"), confidence=item.get("confidence"),
+                note=item.get("note"),
+            )
+        rule_docs[area] = (doc, doc.data["rules"])
+
+    for doc in _documents(sorted((root / "variants").glob("*.yaml")), problems):
+        if not _checked(doc, "variant", problems):
+            continue
+        data = doc.data
+        if data["id"] != doc.path.stem:
+            problems.append(doc.problem(["id"], f"variant id {data['id']!r} must equal the file name {doc.path.stem!r}"))
+        for key, value in data["parameters"].items():
+            parameter = spec.parameters.get(key)
+            if parameter is None:
+                problems.append(doc.problem(["parameters", key], f"unknown parameter {key!r}"))
+            elif (why := parameter.check(value)) is not None:
+                problems.append(doc.problem(["parameters", key], why))
+        for index, source in enumerate(data["sources"]):
+            if spec.sources and source not in spec.sources:
+                problems.append(doc.problem(["sources", index], f"unknown source {source!r}"))
+        spec.variants[data["id"]] = Variant(
+            id=data["id"], title=data["title"], description=data["description"],
+            sources=tuple(data["sources"]), overrides=dict(data["parameters"]), base=data.get("base"),
+            open_questions=tuple(data.get("open_questions", ())), notes=tuple(data.get("notes", ())),
+        )
+    for variant in spec.variants.values():
+        if variant.base is not None and variant.base not in spec.variants:
+            problems.append(Problem(f"variants/{variant.id}.yaml", 0, "base", f"unknown base variant {variant.base!r}"))
+
+    conflicts_path = root / "conflicts.yaml"
+    for doc in _documents([conflicts_path] if conflicts_path.exists() else [], problems):
+        if not _checked(doc, "conflicts", problems):
+            continue
+        for index, item in enumerate(doc.data["conflicts"]):
+            where = ["conflicts", index]
+            if item["id"] in spec.conflicts:
+                problems.append(doc.problem([*where, "id"], f"duplicate conflict id {item['id']!r}"))
+            for r, rule_id in enumerate(item["rules"]):
+                if rule_id not in spec.rules:
+                    problems.append(doc.problem([*where, "rules", r], f"unknown rule {rule_id!r}"))
+            parameter = spec.parameters.get(item.get("parameter", ""))
+            if "parameter" in item and parameter is None:
+                problems.append(doc.problem([*where, "parameter"], f"unknown parameter {item['parameter']!r}"))
+            for r, reading in enumerate(item["readings"]):
+                for s, source in enumerate(reading["sources"]):
+                    if spec.sources and source not in spec.sources:
+                        problems.append(doc.problem([*where, "readings", r, "sources", s], f"unknown source {source!r}"))
+                if parameter is not None and "value" in reading and (why := parameter.check(reading["value"])) is not None:
+                    problems.append(doc.problem([*where, "readings", r, "value"], why))
+            spec.conflicts[item["id"]] = Conflict(
+                id=item["id"], title=item["title"], rules=tuple(item["rules"]), parameter=item.get("parameter"),
+                readings=tuple(item["readings"]), default=item["default"], rationale=item["rationale"],
+            )
+
+    # Cross-checks of rules against parameters and sources.
+    for area, (doc, items) in rule_docs.items():
+        for index, item in enumerate(items):
+            for p, name in enumerate(item.get("parameters", ())):
+                if name not in spec.parameters:
+                    problems.append(doc.problem(["rules", index, "parameters", p], f"unknown parameter {name!r}"))
+            for s, source in enumerate(item["sources"]):
+                if spec.sources and source["source"] not in spec.sources:
+                    problems.append(doc.problem(["rules", index, "sources", s, "source"], f"unknown source {source['source']!r}"))
+    if spec.default_variant not in spec.variants:
+        problems.append(Problem("spec.yaml", 0, "default_variant", f"unknown variant {spec.default_variant!r}"))
+    return spec

@@ -1,0 +1,442 @@
+"""The reference engine: applies actions to a hand, rule by rule.
+
+Each action handler first checks every obligation (raising :class:`Illegal` with the rule ID, or
+:class:`Malformed`) and only then changes the state, so a rejected action leaves the position
+exactly as it was. Forced steps (exposing red threes and drawing replacements) happen inside the
+action that causes them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from canasta_conformance.cards import Card
+from canasta_conformance.engine import Capabilities
+from canasta_conformance.model import (
+    Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, Outcome, Position, ScoreSheet, TakePile,
+)
+from canasta_conformance.spec import Spec, load_spec
+
+from . import __version__
+from .errors import Illegal, Malformed
+from .melds import MeldPlan, count, plan_melds, take_from_hand
+from .rules import Rules
+from .scoring import score_hand
+from .state import HandState
+
+
+class ReferenceEngine:
+    """The oracle engine. ``ReferenceEngine(spec)``; the harness builds it with no argument."""
+
+    def __init__(self, spec: Spec | None = None) -> None:
+        self.spec = spec or load_spec()
+        self.state: HandState | None = None
+        self._rules_cache: dict[tuple[str, str], Rules] = {}
+
+    # --- protocol ------------------------------------------------------------------------------
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            name="canasta-reference", version=__version__,
+            variants=tuple(sorted(v for v in self.spec.variants if self.supports(v))),
+            options=tuple(name for name, p in self.spec.parameters.items() if p.implemented),
+            features=("legal_actions", "deal"), spec_version=self.spec.version,
+        )
+
+    def supports(self, variant: str, options: dict[str, Any] | None = None) -> bool:
+        """A variant is supported when every parameter it changes is one the engine implements."""
+        params = self.spec.variant_parameters(variant, options)
+        return all(
+            p.implemented or params[name] == p.default for name, p in self.spec.parameters.items()
+        )
+
+    def rules_for(self, variant: str, options: dict[str, Any]) -> Rules:
+        key = (variant, repr(sorted(options.items())))
+        rules = self._rules_cache.get(key)
+        if rules is None:
+            rules = Rules.from_parameters(self.spec.variant_parameters(variant, options))
+            self._rules_cache[key] = rules
+        return rules
+
+    def load(self, position: Position) -> None:
+        rules = self.rules_for(position.variant, dict(position.options))
+        self.state = HandState.from_position(position, rules)
+
+    def observe(self) -> Position:
+        return self._state.to_position()
+
+    def score(self) -> ScoreSheet:
+        state = self._state
+        if state.phase != "over":
+            raise RuntimeError("the hand is not over yet: there is no score sheet")
+        return score_hand(state)
+
+    def apply(self, action: Action) -> Outcome:
+        handler = self._handlers.get(type(action))
+        if handler is None:
+            return Outcome.malformed(f"{action!r} is not an action")
+        try:
+            handler(self, self._state, action)
+        except Illegal as illegal:
+            return Outcome.reject(illegal.rule, illegal.message)
+        except Malformed as malformed:
+            return Outcome.malformed(str(malformed))
+        return Outcome.accept()
+
+    def is_legal(self, action: Action) -> bool:
+        """Whether ``action`` would be accepted, without changing anything."""
+        snapshot = self.observe()
+        outcome = self.apply(action)
+        if outcome.accepted:
+            self.load(snapshot)
+        return outcome.accepted
+
+    @property
+    def _state(self) -> HandState:
+        if self.state is None:
+            raise RuntimeError("no position loaded: call load() or deal() first")
+        return self.state
+
+    # --- turn-level checks (each names its rule) --------------------------------------------------
+    @staticmethod
+    def _check_hand_not_over(state: HandState) -> None:
+        if state.phase == "over":
+            raise Illegal("turn.phase", "the hand is over")
+
+    @staticmethod
+    def _check_no_pending_question(state: HandState) -> None:
+        """out.ask.answer-by-partner: after "may I go out?" only the partner's answer comes next."""
+        if state.question == "pending":
+            raise Illegal("out.ask.answer-by-partner", "the partner must answer the question first")
+
+    @staticmethod
+    def _check_phase(state: HandState, phase: str, what: str) -> None:
+        """turn.phase: draw or take first, then meld and discard."""
+        if state.phase != phase:
+            when = "at the start of the turn" if phase == "draw" else "after drawing or taking the pile"
+            raise Illegal("turn.phase", f"{what} is done {when}")
+
+    def _start_of_action(self, state: HandState, phase: str, what: str) -> None:
+        self._check_hand_not_over(state)
+        self._check_no_pending_question(state)
+        self._check_phase(state, phase, what)
+
+    # --- draw ---------------------------------------------------------------------------------------
+    def _draw(self, state: HandState, action: Draw) -> None:
+        self._start_of_action(state, "draw", "drawing")
+        if not state.stock:
+            raise Illegal("stock.empty.no-draw", "the stock is exhausted: take the discard pile or decline it")
+        need = state.rules.draw_count
+        while need and state.stock:
+            card = state.stock.pop()
+            if card.is_red_three:  # red3.drawn.expose, red3.chain: expose and replace
+                state.red_threes[state.side].append(card)
+                if not state.stock and state.rules.red_three_last_stock_card == "ends_hand":
+                    self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.last-card.red-three
+                    return
+                continue
+            state.hand[card] += 1
+            need -= 1
+        state.phase = "play"
+
+    # --- taking the discard pile -------------------------------------------------------------------
+    def _take(self, state: HandState, action: TakePile) -> None:
+        self._start_of_action(state, "draw", "taking the pile")
+        rules = state.rules
+        if not state.pile:
+            raise Illegal("pile.empty", "the discard pile is empty")
+        hand_after = take_from_hand(state.hand, [*action.cards, *(c for g in action.melds for c in g.cards)])
+        top = state.pile[-1]
+        check_top_not_blocked(top, rules)
+        check_one_card_rule(state)
+        side_melds = state.melds[state.side]
+        unmelded = not state.has_melded(state.side)
+        if action.melds and not unmelded:
+            raise Illegal("pile.take.initial-meld-groups", "further groups go with a take only when it makes the side's initial meld; meld them after taking")
+        check_take_cards(state, top, action.cards)
+        plan = plan_melds(
+            [*([_group(action.cards)] if action.cards else []), *action.melds],
+            rules, side_melds, self._opponent_ranks(state), extra=[(top.rank, top)],
+        )
+        if unmelded:
+            counted = count(plan.laid, rules) - (0 if rules.pile_top_counts else rules.value(top))
+            minimum = rules.initial_minimum(state.scores[state.side])
+            if counted < minimum:
+                raise Illegal("pile.frozen.unmelded-needs-count", f"the initial meld counts {counted}, the side needs {minimum}")
+        rest = state.pile[:-1]
+        cards_left = sum(hand_after.values()) + sum(1 for c in rest if not c.is_red_three)
+        self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
+        # --- commit
+        state.hands[state.turn] = hand_after
+        for card in rest:
+            if card.is_red_three:  # red3.from-pile: face up, no replacement
+                state.red_threes[state.side].append(card)
+            else:
+                state.hand[card] += 1
+        state.pile = []
+        state.took_pile = True
+        self._commit_melds(state, plan)
+        state.phase = "play"
+        if cards_left == 0:
+            self._go_out(state)
+
+    # --- melding ------------------------------------------------------------------------------------
+    def _meld(self, state: HandState, action: Meld) -> None:
+        self._start_of_action(state, "play", "melding")
+        rules = state.rules
+        if not action.melds:
+            raise Malformed("a meld action lays at least one group")
+        hand_after = take_from_hand(state.hand, [c for g in action.melds for c in g.cards])
+        plan = plan_melds(action.melds, rules, state.melds[state.side], self._opponent_ranks(state))
+        cards_left = sum(hand_after.values())
+        if not state.has_melded(state.side):
+            self._check_initial_meld(state, plan, cards_left)
+        self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
+        state.hands[state.turn] = hand_after
+        self._commit_melds(state, plan)
+        if cards_left == 0:
+            self._go_out(state)
+
+    def _check_initial_meld(self, state: HandState, plan: MeldPlan, cards_left: int) -> None:
+        """initial.table (with initial.several-melds and initial.card-values-only): the action that
+        makes the side's initial meld counts at least the minimum, except for a concealed going
+        out after a draw from the stock (initial.concealed-exception)."""
+        rules = state.rules
+        counted = count(plan.laid, rules)
+        minimum = rules.initial_minimum(state.scores[state.side])
+        if counted >= minimum:
+            return
+        concealed_out = (
+            cards_left <= 1 and not state.took_pile and state.turn not in state.melded_seats
+            and self._canastas_after(state, plan) >= max(1, rules.canastas_to_go_out)
+            and any(len(plan.result[r]) >= rules.canasta_min_cards for r in plan.new_ranks)
+        )
+        if not concealed_out:
+            raise Illegal("initial.table", f"the initial meld counts {counted}, the side needs {minimum}")
+
+    # --- discarding ---------------------------------------------------------------------------------
+    def _discard(self, state: HandState, action: Discard) -> None:
+        self._start_of_action(state, "play", "discarding")
+        hand_after = take_from_hand(state.hand, [action.card])
+        going_out = not hand_after
+        if going_out:
+            self._check_may_go_out(state, state.canastas(state.side))
+        elif state.question == "yes":
+            raise Illegal("out.ask.binding", "partner said yes: the player must go out this turn")
+        state.hands[state.turn] = hand_after
+        state.pile.append(action.card)
+        if going_out:
+            self._go_out(state)
+        else:
+            self._end_turn(state)
+
+    # --- asking partner -----------------------------------------------------------------------------
+    def _ask(self, state: HandState, action: Ask) -> None:
+        self._check_hand_not_over(state)
+        self._check_no_pending_question(state)
+        if not state.rules.ask_partner or state.partner_of(state.turn) is None:
+            raise Illegal("out.ask.optional", "this game has no 'Partner, may I go out?'")
+        if state.question is not None:
+            raise Illegal("out.ask.window", "the question has been asked this turn already")
+        if state.phase == "play" and (state.melded_ranks or state.took_pile):
+            raise Illegal("out.ask.window", "the question comes before melding or taking the pile")
+        state.question = "pending"
+
+    def _answer(self, state: HandState, action: Answer) -> None:
+        self._check_hand_not_over(state)
+        if state.question != "pending":
+            raise Illegal("out.ask.answer-by-partner", "nobody has asked to go out")
+        state.question = "yes" if action.permit else "no"
+
+    # --- declining at the end of the stock ----------------------------------------------------------
+    def _decline(self, state: HandState, action: Decline) -> None:
+        self._start_of_action(state, "draw", "declining the pile")
+        if state.stock:
+            raise Illegal("turn.start.choice", "while the stock has cards, a turn begins by drawing or taking the pile")
+        if self._forced_take(state):
+            raise Illegal("stock.empty.forced-take", "with the stock exhausted the pile must be taken: its top card fits a meld of the side")
+        self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.empty.end
+
+    def _forced_take(self, state: HandState) -> bool:
+        """stock.empty.forced-take: the top card fits a meld of the side and the pile is not frozen."""
+        rules = state.rules
+        if not rules.forced_take or not state.pile:
+            return False
+        top = state.pile[-1]
+        if not rules.is_natural(top) or top.rank not in state.melds[state.side]:
+            return False
+        if is_frozen_for(state, state.side):
+            return False
+        if rules.one_card_rule and state.hand_size() == 1 and len(state.pile) == 1:
+            return False  # stock.empty.one-card-exception
+        return True
+
+    # --- shared obligations ---------------------------------------------------------------------------
+    def _check_cards_left(self, state: HandState, cards_left: int, plan: MeldPlan, going_out_now: bool) -> None:
+        """After melding, a player keeps a card to discard unless the side may go out
+        (turn.keep-a-card); melding every card is going out (out.final-discard-optional);
+        black threes are melded only when going out (black3.meld.going-out-only)."""
+        rules = state.rules
+        if "3" in plan.result and cards_left > 1 and rules.black_three_meld_only_going_out:
+            raise Illegal("black3.meld.going-out-only", "black threes are melded only by a player going out")
+        if state.question == "no" and cards_left <= 1:
+            raise Illegal("out.ask.binding", "partner said no: the player may not go out this turn")
+        if cards_left > 1:
+            return
+        canastas = self._canastas_after(state, plan)
+        if going_out_now:
+            if rules.final_discard_required:
+                raise Illegal("turn.discard.required", "going out needs a final discard in this game")
+            self._check_may_go_out(state, canastas)
+        elif canastas < rules.canastas_to_go_out:
+            raise Illegal("turn.keep-a-card", "the side cannot go out yet, so the player keeps a card besides the discard")
+
+    def _check_may_go_out(self, state: HandState, canastas: int) -> None:
+        """out.requires-canasta and out.ask.binding."""
+        if canastas < state.rules.canastas_to_go_out:
+            need = state.rules.canastas_to_go_out
+            raise Illegal("out.requires-canasta", f"going out needs {need} canasta{'s' if need > 1 else ''} of the side")
+        if state.question == "no":
+            raise Illegal("out.ask.binding", "partner said no: the player may not go out this turn")
+
+    def _canastas_after(self, state: HandState, plan: MeldPlan) -> int:
+        melds = {**state.melds[state.side], **plan.result}
+        return sum(1 for cards in melds.values() if len(cards) >= state.rules.canasta_min_cards)
+
+    def _opponent_ranks(self, state: HandState) -> set[str]:
+        return {rank for side, melds in enumerate(state.melds) if side != state.side for rank in melds}
+
+    # --- state changes --------------------------------------------------------------------------------
+    @staticmethod
+    def _commit_melds(state: HandState, plan: MeldPlan) -> None:
+        side = state.melds[state.side]
+        for rank, cards in plan.result.items():
+            side[rank] = cards
+        state.melded_ranks |= set(plan.result)
+        state.new_ranks |= plan.new_ranks
+
+    def _go_out(self, state: HandState) -> None:
+        """out.definition: the hand ends when the player's hand is empty."""
+        self._end_hand(state, HandEnd("went_out", state.turn, self._is_concealed(state)))
+
+    @staticmethod
+    def _is_concealed(state: HandState) -> bool:
+        """out.concealed.definition / out.concealed.own-canasta /
+        out.concealed.partner-may-have-melded."""
+        rules = state.rules
+        if state.turn in state.melded_seats or state.melded_ranks - state.new_ranks:
+            return False
+        if not rules.concealed_if_partner_melded and set(state.melds[state.side]) - state.new_ranks:
+            return False
+        return any(len(state.melds[state.side][r]) >= rules.canasta_min_cards for r in state.new_ranks)
+
+    @staticmethod
+    def _end_hand(state: HandState, ended: HandEnd) -> None:
+        state.phase = "over"
+        state.ended = ended
+
+    def _end_turn(self, state: HandState) -> None:
+        if state.melded_ranks:
+            state.melded_seats.add(state.turn)
+        state.melded_ranks = set()
+        state.new_ranks = set()
+        state.took_pile = False
+        state.question = None
+        if not state.stock and state.rules.end_of_stock == "end_hand":
+            self._end_hand(state, HandEnd("stock_exhausted", state.turn))
+            return
+        state.turn = (state.turn + 1) % state.rules.players
+        state.phase = "draw"
+
+    _handlers: dict[type, Any] = {
+        Draw: _draw, TakePile: _take, Meld: _meld, Discard: _discard, Ask: _ask, Answer: _answer, Decline: _decline,
+    }
+
+
+def _group(cards: Sequence[Card]):
+    from canasta_conformance.model import MeldGroup
+
+    return MeldGroup(tuple(cards))
+
+
+def is_frozen_for(state: HandState, side: int) -> bool:
+    """pile.frozen.*: whether the pile is frozen against ``side``."""
+    rules = state.rules
+    if rules.always_frozen:
+        return True
+    if rules.frozen_for_unmelded_side and not state.has_melded(side):  # pile.frozen.unmelded-side
+        return True
+    for card in state.pile:
+        if rules.frozen_by_wild and rules.is_wild(card):  # pile.frozen.by-wild
+            return True
+        if rules.frozen_by_red_three and card.is_red_three:  # pile.frozen.by-red3-upcard
+            return True
+        if rules.black_three_effect == "freeze" and card.is_black_three:
+            return True
+    return False
+
+
+def frozen_only_because_unmelded(state: HandState, side: int) -> bool:
+    rules = state.rules
+    if not rules.frozen_for_unmelded_side or state.has_melded(side):
+        return False
+    return not is_frozen_for_melded_reasons(state)
+
+
+def is_frozen_for_melded_reasons(state: HandState) -> bool:
+    rules = state.rules
+    return rules.always_frozen or any(
+        (rules.frozen_by_wild and rules.is_wild(c)) or (rules.frozen_by_red_three and c.is_red_three)
+        or (rules.black_three_effect == "freeze" and c.is_black_three)
+        for c in state.pile
+    )
+
+
+def check_top_not_blocked(top: Card, rules: Rules) -> None:
+    """pile.blocked.wild-top and pile.blocked.black3-top."""
+    if rules.is_wild(top):
+        raise Illegal("pile.blocked.wild-top", f"the top card {top.token} is wild: the pile cannot be taken")
+    if top.is_black_three:
+        raise Illegal("pile.blocked.black3-top", f"the top card {top.token} is a black three: the pile cannot be taken")
+    if top.is_red_three:
+        raise Illegal("pile.take.top-card-first", f"the top card {top.token} cannot be melded")
+
+
+def check_one_card_rule(state: HandState) -> None:
+    """pile.one-card-rule: a one-card hand may not take a one-card pile."""
+    if state.rules.one_card_rule and state.hand_size() == 1 and len(state.pile) == 1:
+        raise Illegal("pile.one-card-rule", "a player holding one card may not take a pile of one card")
+
+
+def check_take_cards(state: HandState, top: Card, cards: Sequence[Card]) -> None:
+    """How the top card is melded: with a natural pair when the pile is frozen against the side
+    (pile.frozen.*); otherwise as the variant allows (pile.unfrozen.*)."""
+    rules = state.rules
+    naturals = sum(1 for c in cards if c.rank == top.rank)
+    wilds = sum(1 for c in cards if rules.is_wild(c))
+    has_meld = top.rank in state.melds[state.side]
+    if is_frozen_for(state, state.side):
+        if naturals >= 2:
+            return
+        if frozen_only_because_unmelded(state, state.side):
+            raise Illegal("pile.frozen.unmelded-side", f"the side has not melded: the pile is taken only with two natural {top.rank}s from the hand")
+        if wilds and naturals == 1:
+            raise Illegal("pile.frozen.no-wild-in-pair", "the pile is frozen: a wild card cannot stand in for a natural")
+        if not cards and has_meld:
+            raise Illegal("pile.frozen.add-not-enough", "the pile is frozen: adding the top card to a meld is not enough")
+        raise Illegal("pile.frozen.take-with-natural-pair", f"the pile is frozen: it is taken only with two natural {top.rank}s from the hand")
+    ways = rules.take_unfrozen_with
+    if naturals >= 2 and "natural_pair" in ways:
+        return
+    if naturals == 1 and wilds >= 1 and "natural_and_wild" in ways:
+        return
+    if has_meld and "add_to_meld" in ways:
+        return
+    if naturals == 0 and wilds >= 2:
+        raise Illegal("pile.no-two-wilds", "the top card cannot be taken with wild cards alone")
+    if naturals == 1 and wilds >= 1:
+        raise Illegal("pile.unfrozen.natural-plus-wild", "in this game a natural and a wild card do not take the pile")
+    if has_meld:
+        raise Illegal("pile.unfrozen.add-to-meld", "in this game adding the top card to a meld does not take the pile")
+    raise Illegal("pile.take.top-card-first", f"the top card {top.token} must be melded with cards from the hand")

@@ -1,0 +1,16 @@
+"""The two ways an action fails: it breaks a rule, or it is not an action of this position."""
+
+from __future__ import annotations
+
+
+class Illegal(Exception):
+    """The action breaks rule ``rule`` (a spec rule ID)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.message = message
+
+
+class Malformed(Exception):
+    """The action does not fit the position at all (a card not in the hand, ...)."""

@@ -1,0 +1,131 @@
+"""Melds: what a group of cards must be, and what a side's meld may become (rules meld.*,
+black3.meld.*, canasta.*). Every check raises :class:`Illegal` naming its rule."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from canasta_conformance.cards import Card
+from canasta_conformance.model import MeldGroup
+
+from .errors import Illegal, Malformed
+from .rules import Rules
+
+
+@dataclass(frozen=True)
+class MeldPlan:
+    """The side's melds after an action, and what the action laid down."""
+
+    result: dict[str, list[Card]]  # every rank the action touches -> the meld afterwards
+    new_ranks: frozenset[str]  # ranks started by this action
+    laid: tuple[Card, ...]  # every card the action takes from the hand (and the pile's top card)
+
+
+def _cards(cards: Iterable[Card]) -> str:
+    return " ".join(c.token for c in cards)
+
+
+def group_rank(group: MeldGroup, rules: Rules, side_melds: Mapping[str, list[Card]], opponent_ranks: set[str]) -> str:
+    """meld.same-rank, meld.no-wild-only: the rank a group is laid on."""
+    naturals = {c.rank for c in group.cards if not rules.is_wild(c)}
+    if len(naturals) > 1:
+        raise Illegal("meld.same-rank", f"[{_cards(group.cards)}] mixes ranks {', '.join(sorted(naturals))}")
+    if naturals:
+        rank = naturals.pop()
+        if group.rank is not None and group.rank != rank:
+            raise Illegal("meld.same-rank", f"[{_cards(group.cards)}] is of rank {rank}, not {group.rank}")
+        return rank
+    if group.rank is None or group.rank not in side_melds:
+        if group.rank is not None and group.rank in opponent_ranks:
+            raise Illegal("meld.no-opponent", f"wild cards cannot be added to the opponents' meld of {group.rank}")
+        raise Illegal("meld.no-wild-only", f"[{_cards(group.cards)}] has no natural card and there is no meld of the side to add it to")
+    return group.rank
+
+
+def check_threes(rank: str, cards: Sequence[Card], rules: Rules) -> None:
+    """meld.no-threes, black3.meld.no-wild: threes are melded only as black threes, without wild cards."""
+    if rank != "3":
+        return
+    if any(c.is_red_three for c in cards):
+        raise Illegal("red3.never-in-hand", "red threes are never melded")
+    if any(rules.is_wild(c) for c in cards):
+        raise Illegal("black3.meld.no-wild", f"a meld of black threes takes no wild card: [{_cards(cards)}]")
+
+
+def check_new_meld(rank: str, cards: Sequence[Card], rules: Rules) -> None:
+    """meld.min-cards, meld.min-naturals, then the wild-card limits, for a meld started now."""
+    if len(cards) < rules.meld_min_cards:
+        raise Illegal("meld.min-cards", f"a new meld needs at least {rules.meld_min_cards} cards: [{_cards(cards)}]")
+    naturals = sum(1 for c in cards if not rules.is_wild(c))
+    if naturals < rules.meld_min_naturals:
+        raise Illegal("meld.min-naturals", f"a meld needs at least {rules.meld_min_naturals} natural cards: [{_cards(cards)}]")
+    check_wild_limits(cards, rules, "meld.max-wilds")
+
+
+def check_wild_limits(cards: Sequence[Card], rules: Rules, rule: str) -> None:
+    """meld.max-wilds (or meld.merge-wild-limit for additions), and meld.wild-ratio when the
+    variant forbids more wild cards than naturals."""
+    wilds = sum(1 for c in cards if rules.is_wild(c))
+    if wilds > rules.meld_max_wilds:
+        raise Illegal(rule, f"a meld holds at most {rules.meld_max_wilds} wild cards: [{_cards(cards)}] has {wilds}")
+    if rules.wilds_not_more_than_naturals and wilds > len(cards) - wilds:
+        raise Illegal("meld.wild-ratio", f"wild cards may not outnumber natural cards: [{_cards(cards)}]")
+
+
+def plan_melds(
+    groups: Sequence[MeldGroup],
+    rules: Rules,
+    side_melds: Mapping[str, list[Card]],
+    opponent_ranks: set[str],
+    extra: Sequence[tuple[str, Card]] = (),
+) -> MeldPlan:
+    """Validate groups laid at once; groups of one rank merge into one meld (meld.one-per-rank).
+
+    ``extra`` are cards joining a rank's meld from elsewhere (the pile's top card)."""
+    by_rank: dict[str, list[Card]] = {}
+    for rank, card in extra:
+        by_rank.setdefault(rank, []).append(card)
+    for group in groups:
+        if not group.cards:
+            raise Malformed("a meld group holds no card")
+        rank = group_rank(group, rules, side_melds, opponent_ranks)
+        by_rank.setdefault(rank, []).extend(group.cards)
+    result: dict[str, list[Card]] = {}
+    new_ranks = set()
+    for rank, cards in by_rank.items():
+        check_threes(rank, cards, rules)
+        existing = side_melds.get(rank)
+        if existing is None:
+            check_new_meld(rank, cards, rules)
+            new_ranks.add(rank)
+            result[rank] = list(cards)
+        else:
+            merged = [*existing, *cards]
+            check_wild_limits(merged, rules, "meld.merge-wild-limit")
+            result[rank] = merged
+    laid = tuple(c for cards in by_rank.values() for c in cards)
+    return MeldPlan(result, frozenset(new_ranks), laid)
+
+
+def take_from_hand(hand: Counter[Card], cards: Iterable[Card]) -> Counter[Card]:
+    """The hand without ``cards``; Malformed if the hand does not hold them."""
+    wanted = Counter(cards)
+    missing = wanted - hand
+    if missing:
+        raise Malformed(f"the hand does not hold {_cards(sorted(missing.elements(), key=lambda c: c.token))}")
+    return hand - wanted
+
+
+def count(cards: Iterable[Card], rules: Rules) -> int:
+    return sum(rules.value(c) for c in cards)
+
+
+def is_canasta(cards: Sequence[Card], rules: Rules) -> bool:
+    """canasta.definition: seven or more cards."""
+    return len(cards) >= rules.canasta_min_cards
+
+
+def is_natural_canasta(cards: Sequence[Card], rules: Rules) -> bool:
+    return is_canasta(cards, rules) and not any(rules.is_wild(c) for c in cards)

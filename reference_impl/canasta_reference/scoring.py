@@ -1,0 +1,41 @@
+"""The score sheet of a finished hand (score.*)."""
+
+from __future__ import annotations
+
+from canasta_conformance.model import ScoreSheet, SideScore
+
+from .state import HandState
+
+
+def score_hand(state: HandState) -> ScoreSheet:
+    rules = state.rules
+    sheets = []
+    for side in range(rules.sides):
+        melds = state.melds[side].values()
+        canastas = 0
+        for cards in melds:  # canasta.bonus
+            if len(cards) >= rules.canasta_min_cards:
+                natural = not any(rules.is_wild(c) for c in cards)
+                canastas += rules.natural_canasta_bonus if natural else rules.mixed_canasta_bonus
+        red_threes = red_three_score(state, side)
+        going_out = 0
+        ended = state.ended
+        if ended is not None and ended.reason == "went_out" and ended.seat is not None and state.side_of(ended.seat) == side:
+            going_out = rules.going_out_bonus + (rules.concealed_extra_bonus if ended.concealed else 0)  # out.bonus
+        melded = sum(rules.value(c) for cards in melds for c in cards)  # score.melded-cards
+        in_hand = -sum(rules.value(c) * n for seat in state.seats_of(side) for c, n in state.hands[seat].items())  # score.cards-in-hand
+        total = canastas + red_threes + going_out + melded + in_hand  # score.structure
+        sheets.append(SideScore(canastas, red_threes, going_out, melded, in_hand, total, state.scores[side] + total))
+    return ScoreSheet(tuple(sheets))
+
+
+def red_three_score(state: HandState, side: int) -> int:
+    """score.red-threes: 100 each, all four together 800, minus for a side that has not melded."""
+    rules = state.rules
+    count = len(state.red_threes[side])
+    if count == 0:
+        return 0
+    value = rules.red_three_all_four_total if count == rules.red_threes_in_deck else count * rules.red_three_bonus
+    if rules.red_three_negative_without_meld and not state.melds[side]:
+        return -value
+    return value

@@ -1,0 +1,105 @@
+"""The engine's mutable state of one hand, and its conversion to and from a Position."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from canasta_conformance.cards import Card
+from canasta_conformance.model import HandEnd, Position, TurnFacts, meld_rank
+
+from .rules import Rules
+
+
+@dataclass
+class HandState:
+    rules: Rules
+    variant: str
+    options: dict
+    hands: list[Counter[Card]]
+    melds: list[dict[str, list[Card]]]  # per side: rank -> cards
+    red_threes: list[list[Card]]
+    pile: list[Card]  # bottom to top
+    stock: list[Card]  # top LAST (so drawing is pop())
+    turn: int
+    phase: str
+    dealer: int | None
+    scores: list[int]
+    melded_seats: set[int] = field(default_factory=set)
+    melded_ranks: set[str] = field(default_factory=set)
+    new_ranks: set[str] = field(default_factory=set)
+    took_pile: bool = False
+    question: str | None = None
+    ended: HandEnd | None = None
+
+    # --- seats and sides ------------------------------------------------------------------------
+    def side_of(self, seat: int) -> int:
+        return seat % self.rules.sides
+
+    @property
+    def side(self) -> int:
+        return self.side_of(self.turn)
+
+    @property
+    def hand(self) -> Counter[Card]:
+        return self.hands[self.turn]
+
+    def seats_of(self, side: int) -> list[int]:
+        return [s for s in range(self.rules.players) if self.side_of(s) == side]
+
+    def partner_of(self, seat: int) -> int | None:
+        """The next partner after ``seat`` in turn order (None when the seat plays alone)."""
+        for step in range(1, self.rules.players):
+            other = (seat + step) % self.rules.players
+            if self.side_of(other) == self.side_of(seat):
+                return other
+        return None
+
+    def has_melded(self, side: int) -> bool:
+        """A side has made its initial meld once it has a meld on the table."""
+        return bool(self.melds[side])
+
+    def canastas(self, side: int) -> int:
+        return sum(1 for meld in self.melds[side].values() if len(meld) >= self.rules.canasta_min_cards)
+
+    def hand_size(self, seat: int | None = None) -> int:
+        return sum(self.hands[self.turn if seat is None else seat].values())
+
+    # --- conversion -------------------------------------------------------------------------
+    @classmethod
+    def from_position(cls, position: Position, rules: Rules) -> HandState:
+        melds: list[dict[str, list[Card]]] = []
+        for side in position.melds:
+            by_rank: dict[str, list[Card]] = {}
+            for meld in side:
+                rank = meld_rank(meld, rules.wild_ranks)
+                if rank is None:
+                    raise ValueError(f"meld {' '.join(c.token for c in meld)} has no single natural rank")
+                by_rank.setdefault(rank, []).extend(meld)
+            melds.append(by_rank)
+        facts = position.facts
+        return cls(
+            rules=rules, variant=position.variant, options=dict(position.options),
+            hands=[Counter(hand) for hand in position.hands], melds=melds,
+            red_threes=[list(r) for r in position.red_threes], pile=list(position.pile),
+            stock=list(reversed(position.stock)), turn=position.turn, phase=position.phase,
+            dealer=position.dealer, scores=list(position.scores) or [0] * rules.sides,
+            melded_seats=set(facts.melded_seats), melded_ranks=set(facts.melded_ranks),
+            new_ranks=set(facts.new_ranks), took_pile=facts.took_pile, question=facts.question,
+            ended=position.ended,
+        )
+
+    def to_position(self) -> Position:
+        return Position(
+            variant=self.variant, options=dict(self.options),
+            hands=tuple(tuple(hand.elements()) for hand in self.hands),
+            melds=tuple(tuple(tuple(cards) for cards in side.values()) for side in self.melds),
+            red_threes=tuple(tuple(r) for r in self.red_threes), pile=tuple(self.pile),
+            stock=tuple(reversed(self.stock)), turn=self.turn, phase=self.phase,  # type: ignore[arg-type]
+            dealer=self.dealer, scores=tuple(self.scores),
+            facts=TurnFacts(
+                melded_seats=tuple(sorted(self.melded_seats)), melded_ranks=tuple(sorted(self.melded_ranks)),
+                new_ranks=tuple(sorted(self.new_ranks)), took_pile=self.took_pile, question=self.question,  # type: ignore[arg-type]
+            ),
+            ended=self.ended,
+        ).normalized()
