@@ -1,0 +1,136 @@
+"""The pytest plugin, exercised through pytester as a user would run it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from canasta_conformance.data import scenarios_dir
+from canasta_conformance.scenario import scenario_files
+
+EXAMPLE = (Path(__file__).parent / "test_validate.py").read_text().split('EXAMPLE = """\\\n')[1].split('"""')[0]
+
+
+def scenario(pytester: pytest.Pytester, name: str, text: str | None = None, area: str = "pile") -> Path:
+    folder = pytester.path / "scenarios" / area
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(text if text is not None else EXAMPLE.format(id=name).replace("{{", "{").replace("}}", "}"))
+    return path
+
+
+def test_scenario_files_become_items_and_pass_on_the_reference_engine(pytester):
+    scenario(pytester, "blocked-one")
+    scenario(pytester, "blocked-two")
+    result = pytester.runpytest("-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*blocked-one.yaml::blocked-one PASSED*", "*Canasta conformance by rule area*", "pile * 2 * 0 * 0 * 0"])
+
+
+def test_ordinary_yaml_files_are_ignored(pytester):
+    pytester.makefile(".yaml", config="name: not a scenario\nsteps: [1, 2]\n")
+    (pytester.path / "docker-compose.yaml").write_text("services: {}\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_a_broken_scenario_is_an_error_for_that_file_only(pytester):
+    scenario(pytester, "fine-one")
+    scenario(pytester, "broken-one", EXAMPLE.format(id="broken-one").replace("[4D, 4H]", "[4D, 4X]").replace("{{", "{").replace("}}", "}"))
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    output = result.stdout.str()
+    assert "invalid scenario file" in output
+    assert "broken-one.yaml:8: position.hands[1][1]: '4X' is not a card token" in output
+    result.stdout.fnmatch_lines(["check it with: canasta validate *broken-one.yaml"])
+
+
+def test_k_selects_scenarios_by_id(pytester):
+    scenario(pytester, "alpha-case")
+    scenario(pytester, "beta-case")
+    result = pytester.runpytest("-k", "beta", "-v")
+    result.assert_outcomes(passed=1, deselected=1)
+    result.stdout.fnmatch_lines(["*beta-case PASSED*"])
+
+
+def test_area_markers_are_registered_for_strict_markers(pytester):
+    scenario(pytester, "marked-one")
+    scenario(pytester, "melded-one", area="meld")
+    result = pytester.runpytest("--strict-markers", "-m", "canasta_pile")
+    result.assert_outcomes(passed=2)  # both exercise pile rules (by the rules they name, not the folder)
+    result = pytester.runpytest("--strict-markers", "-m", "canasta_meld")
+    result.assert_outcomes(deselected=2)
+
+
+def test_the_header_names_the_engine_and_spec_version(pytester):
+    scenario(pytester, "header-one")
+    result = pytester.runpytest("--canasta-engine", "canasta_reference:create_engine")
+    result.stdout.fnmatch_lines(["canasta: engine canasta-reference * (canasta_reference:create_engine); spec Canasta rules specification *.*.*"])
+
+
+def test_a_failure_shows_the_step_the_expectation_the_engine_and_a_rerun_command(pytester):
+    text = EXAMPLE.format(id="diff-one").replace("{{", "{").replace("}}", "}") + (
+        "  - action: {type: draw}\n"
+        "    expect:\n"
+        "      position:\n"
+        "        hands: [[9H, 9S, KH, 5C, AC]]\n"
+        "        stock: [AD, QH]\n"
+    )
+    path = scenario(pytester, "diff-one", text)
+    result = pytester.runpytest("--canasta-engine", "fake_engines:RejectEverything")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*scenario failed: diff-one: A wild card on top*",
+        "*rules: pile.blocked.wild-top*",
+        "step 1 (take [9H 9S]): expected a rejection citing pile.blocked.wild-top, the engine rejected citing turn.nothing-is-allowed",
+        f"rerun just this scenario: pytest {path} --canasta-engine fake_engines:RejectEverything",
+    ])
+    result = pytester.runpytest("--canasta-engine", "fake_engines:AcceptEverything")
+    result.stdout.fnmatch_lines([
+        "step 1 (take [9H 9S]): expected a rejection citing pile.blocked.wild-top, the engine accepted",
+    ])
+    shortened = text.replace("  - action: {type: take, cards: [9H, 9S]}\n    expect: {legal: false, violates: pile.blocked.wild-top}\n", "")
+    path.write_text(shortened)
+    result = pytester.runpytest("--canasta-engine", "fake_engines:AcceptEverything")
+    assert "\n".join([
+        "step 1 (draw): the position differs from the expected one",
+        "    hands[0]: expected AC KH 9H 9S 5C",
+        "              actual   KH 9H 9S 5C",
+        "              missing AC; unexpected -",
+        "    stock: expected AD QH",
+        "           actual   AC AD QH",
+    ]) in result.stdout.str()
+
+
+def test_an_engine_that_raises_is_an_error_for_the_scenario_and_the_run_goes_on(pytester):
+    scenario(pytester, "raise-one")
+    scenario(pytester, "raise-two")
+    result = pytester.runpytest("--canasta-engine", "fake_engines:Raising")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*engine error: raise-one*", "*the engine raised RuntimeError('boom')*"])
+
+
+def test_an_unknown_engine_is_a_usage_error(pytester):
+    scenario(pytester, "engine-one")
+    result = pytester.runpytest("--canasta-engine", "no_such_module:factory")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*cannot import engine module 'no_such_module'*"])
+
+
+def test_canasta_option_adds_the_installed_corpus(pytester):
+    result = pytester.runpytest("--canasta", "-q", "-k", "pile-wild-top-blocks-take")
+    result.assert_outcomes(passed=1, deselected=len(scenario_files(scenarios_dir())) - 1)
+
+
+@pytest.mark.parametrize("engine", ["fake_engines:AcceptEverything", "fake_engines:RejectEverything"])
+def test_deliberately_wrong_engines_fail_at_least_90_percent_of_the_corpus(pytester, engine):
+    corpus = pytester.path / "scenarios"
+    shutil.copytree(scenarios_dir(), corpus)
+    total = len(scenario_files(corpus))
+    result = pytester.runpytest(str(corpus), "--canasta-engine", engine, "-q", "-p", "no:randomly")
+    outcomes = result.parseoutcomes()
+    failed = outcomes.get("failed", 0)
+    assert outcomes.get("errors", 0) == 0
+    assert failed >= 0.9 * total, f"{engine} failed only {failed} of {total} scenarios"
