@@ -13,6 +13,6 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT

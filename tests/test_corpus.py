@@ -1,0 +1,40 @@
+"""The scenario corpus: it validates, and every scenario passes on the reference engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from canasta_conformance.data import scenarios_dir
+from canasta_conformance.runner import run_scenario
+from canasta_conformance.scenario import load_scenarios, scenario_files
+from canasta_conformance.spec import load_spec
+from canasta_reference import create_engine
+
+SPEC = load_spec()
+FILES = scenario_files(scenarios_dir())
+SCENARIOS, PROBLEMS = load_scenarios(FILES, SPEC)
+
+
+def test_every_scenario_file_loads():
+    assert [str(p) for p in PROBLEMS] == []
+    assert len(SCENARIOS) == len(FILES)
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return create_engine()
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
+def test_scenario_passes_on_the_reference_engine(scenario, engine):
+    result = run_scenario(scenario, engine)
+    assert result.status == "passed", result.report()
+
+
+def test_every_scenario_lives_in_a_folder_named_after_one_of_its_rule_areas():
+    misplaced = [s.id for s in SCENARIOS if s.area not in {rule.split(".")[0] for rule in s.rules} | {"hands", "game"}]
+    assert misplaced == []
+
+
+def test_every_scenario_id_starts_with_its_folder():
+    assert [s.id for s in SCENARIOS if not s.id.startswith(s.area + "-")] == []

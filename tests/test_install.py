@@ -1,0 +1,61 @@
+"""A non-editable install, used from outside the checkout, finds spec/ and scenarios/."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, root: Path) -> Path:
+    base = tmp_path_factory.mktemp("install")
+    wheels = base / "wheels"
+    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, root, cwd=base)
+    assert built.returncode == 0, built.stderr
+    env_dir = base / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    wheel = next(wheels.glob("canasta_rules-*.whl"))
+    installed = run(python, "-m", "pip", "install", "-q", wheel, cwd=base)
+    assert installed.returncode == 0, installed.stderr
+    return env_dir
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+def clean_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def test_the_installed_package_carries_spec_and_scenarios(installed, outside, root):
+    code = "from canasta_conformance.data import spec_dir, scenarios_dir; print(spec_dir()); print(scenarios_dir())"
+    result = run(installed / "bin" / "python", "-c", code, cwd=outside, env=clean_env())
+    assert result.returncode == 0, result.stderr
+    spec, scenarios = result.stdout.split()
+    assert "site-packages" in spec and "site-packages" in scenarios
+    assert not spec.startswith(str(root))
+    assert (Path(spec) / "parameters.yaml").is_file()
+    assert len(list(Path(scenarios).rglob("*.yaml"))) == len(list((root / "scenarios").rglob("*.yaml")))
+
+
+def test_validate_and_run_work_from_outside_the_checkout(installed, outside):
+    validate = run(installed / "bin" / "canasta", "validate", cwd=outside, env=clean_env())
+    assert validate.returncode == 0, validate.stdout + validate.stderr
+    suite = run(installed / "bin" / "canasta", "run", "-q", cwd=outside, env=clean_env())
+    assert suite.returncode == 0, suite.stdout[-3000:]
+    assert "Canasta conformance by rule area" in suite.stdout
+    assert " failed" not in suite.stdout.splitlines()[-1]
