@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from canasta_conformance.cards import TOKENS, card
 from canasta_conformance.model import (
-    MELD_RANKS, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, Outcome, Position, ScoreSheet,
+    MELD_RANKS, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet,
     SideScore, TakePile, TurnFacts,
 )
 
@@ -23,6 +23,7 @@ actions = st.one_of(
     st.just(Draw()), st.just(Ask()), st.just(Decline()),
     st.builds(Answer, st.booleans()),
     st.builds(Discard, cards),
+    st.builds(NextHand, card_lists.map(tuple)),
     st.builds(Meld, st.lists(groups(), min_size=1, max_size=3).map(tuple)),
     st.builds(TakePile, card_lists.map(tuple), st.lists(groups(), max_size=2).map(tuple)),
 )
@@ -57,4 +58,7 @@ outcomes = st.one_of(
     st.builds(Outcome.reject, st.sampled_from(["pile.blocked.wild-top", "meld.min-cards"]), st.text(max_size=20)),
     st.builds(Outcome.malformed, st.text(max_size=20)),
 )
-sheets = st.builds(ScoreSheet, st.lists(st.builds(SideScore, *[st.integers(-5000, 5000)] * 7), min_size=2, max_size=3).map(tuple))
+sheets = st.builds(
+    ScoreSheet, st.lists(st.builds(SideScore, *[st.integers(-5000, 5000)] * 7), min_size=2, max_size=3).map(tuple),
+    st.booleans(), st.none() | st.integers(0, 2),
+)

@@ -133,4 +133,6 @@ def score_diff(expected: Sequence[Mapping[str, int]], actual: ScoreSheet) -> lis
 def format_sheet(sheet: ScoreSheet) -> str:
     header = "side " + " ".join(f"{k:>10}" for k in (*SCORE_ITEMS, "cumulative"))
     rows = [f"{i:>4} " + " ".join(f"{v:>10}" for v in s.to_json().values()) for i, s in enumerate(sheet.sides)]
+    if sheet.game_over:
+        rows.append(f"game over: side {sheet.winner} wins" if sheet.winner is not None else "game over")
     return "\n".join([header, *rows])

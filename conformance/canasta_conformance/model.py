@@ -364,8 +364,20 @@ class Decline:
         return {"type": "decline"}
 
 
-Action: TypeAlias = Draw | TakePile | Meld | Discard | Ask | Answer | Decline
-ACTION_TYPES: tuple[str, ...] = ("draw", "take", "meld", "discard", "ask", "answer", "decline")
+@dataclass(frozen=True)
+class NextHand:
+    """After a hand is over: deal the next hand of the game from ``deck`` (top first); the deal
+    rotates and the cumulative scores carry over."""
+
+    deck: tuple[Card, ...]
+    type: Literal["next_hand"] = "next_hand"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "next_hand", "deck": _tokens(self.deck)}
+
+
+Action: TypeAlias = Draw | TakePile | Meld | Discard | Ask | Answer | Decline | NextHand
+ACTION_TYPES: tuple[str, ...] = ("draw", "take", "meld", "discard", "ask", "answer", "decline", "next_hand")
 
 
 def action_from_json(data: Any, path: str = "action") -> Action:
@@ -391,6 +403,8 @@ def action_from_json(data: Any, path: str = "action") -> Action:
         return Answer(permit)
     if kind == "decline":
         return Decline()
+    if kind == "next_hand":
+        return NextHand(_cards(data.get("deck", ()), f"{path}.deck"))
     raise FormatError(f"{kind!r} is not an action type ({', '.join(ACTION_TYPES)})", f"{path}.type")
 
 
@@ -405,6 +419,8 @@ def format_action(action: Action) -> str:
         return f"discard {action.card.token}"
     if isinstance(action, Answer):
         return f"answer {'yes' if action.permit else 'no'}"
+    if isinstance(action, NextHand):
+        return f"next_hand ({len(action.deck)} cards)"
     return action.type
 
 
@@ -487,11 +503,19 @@ class SideScore:
 
 @dataclass(frozen=True)
 class ScoreSheet:
-    sides: tuple[SideScore, ...]
+    """The sheet of a finished hand; ``game_over`` and ``winner`` (a side) say whether the game
+    ended with it."""
 
-    def to_json(self) -> list[dict[str, int]]:
-        return [s.to_json() for s in self.sides]
+    sides: tuple[SideScore, ...]
+    game_over: bool = False
+    winner: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sides": [s.to_json() for s in self.sides], "game_over": self.game_over, "winner": self.winner}
 
     @classmethod
-    def from_json(cls, data: Sequence[Mapping[str, Any]]) -> ScoreSheet:
-        return cls(tuple(SideScore.from_json(s) for s in data))
+    def from_json(cls, data: Mapping[str, Any]) -> ScoreSheet:
+        if not isinstance(data, Mapping) or not isinstance(data.get("sides"), list):
+            raise FormatError("a score sheet is a mapping with 'sides'", "score")
+        winner = data.get("winner")
+        return cls(tuple(SideScore.from_json(s) for s in data["sides"]), bool(data.get("game_over", False)), None if winner is None else int(winner))

@@ -135,9 +135,13 @@ def _run_step(step: Step, engine: Engine) -> None:
             lines.append(f"hand_over: expected {expect.hand_over}, actual {position.phase == 'over'} (phase {position.phase!r})")
         if lines:
             raise StepFailure("the position differs from the expected one", lines)
-    if expect.score is not None:
+    if expect.score is not None or expect.game is not None:
         sheet = engine.score()
-        lines = score_diff(expect.score, sheet)
+        lines = score_diff(expect.score or (), sheet)
+        for key, want in (expect.game or {}).items():
+            got = sheet.game_over if key == "over" else sheet.winner
+            if got != want:
+                lines.append(f"game.{key}: expected {want!r}, actual {got!r}")
         if lines:
             raise StepFailure("the score sheet differs", lines)
     if expect.legal_includes or expect.legal_excludes:

@@ -36,6 +36,7 @@ class Expect:
     position: Mapping[str, Any] | None = None
     hand_over: bool | None = None
     score: tuple[Mapping[str, int], ...] | None = None
+    game: Mapping[str, Any] | None = None
     legal_includes: tuple[Action, ...] = ()
     legal_excludes: tuple[Action, ...] = ()
 
@@ -219,6 +220,7 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
             legal=expect_raw.get("legal"), violates=violates, malformed=bool(expect_raw.get("malformed", False)),
             position=expect_raw.get("position"), hand_over=expect_raw.get("hand_over"),
             score=tuple(expect_raw["score"]) if "score" in expect_raw else None,
+            game=expect_raw.get("game"),
             legal_includes=includes, legal_excludes=excludes,
         ), raw_step.get("note")))
     if problems:

@@ -9,22 +9,26 @@ action that causes them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from canasta_conformance.cards import Card
-from canasta_conformance.engine import Capabilities
+from canasta_conformance.engine import Capabilities, DealSetup
 from canasta_conformance.model import (
-    Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, Outcome, Position, ScoreSheet, TakePile,
+    Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, NextHand, Outcome, Position, ScoreSheet, TakePile,
 )
 from canasta_conformance.spec import Spec, load_spec
 
 from . import __version__
 from .errors import Illegal, Malformed
+from .going_out import can_go_out
 from .melds import MeldPlan, count, plan_melds, take_from_hand
 from .rules import Rules
 from .scoring import score_hand
+from .setup import deal_hand
 from .state import HandState
+
+Commit = Callable[[], None]
 
 
 class ReferenceEngine:
@@ -63,6 +67,11 @@ class ReferenceEngine:
         rules = self.rules_for(position.variant, dict(position.options))
         self.state = HandState.from_position(position, rules)
 
+    def deal(self, setup: DealSetup) -> None:
+        """Start a hand from an explicit deck order (top first)."""
+        rules = self.rules_for(setup.variant, dict(setup.options))
+        self.state = deal_hand(rules, setup.variant, setup.options, setup.deck, setup.dealer, setup.scores)
+
     def observe(self) -> Position:
         return self._state.to_position()
 
@@ -72,25 +81,36 @@ class ReferenceEngine:
             raise RuntimeError("the hand is not over yet: there is no score sheet")
         return score_hand(state)
 
+    def legal_actions(self) -> list[Action]:
+        """Every legal action, under the bound documented in :mod:`canasta_reference.legal`."""
+        from .legal import legal_actions
+
+        return legal_actions(self)
+
     def apply(self, action: Action) -> Outcome:
-        handler = self._handlers.get(type(action))
-        if handler is None:
-            return Outcome.malformed(f"{action!r} is not an action")
-        try:
-            handler(self, self._state, action)
-        except Illegal as illegal:
-            return Outcome.reject(illegal.rule, illegal.message)
-        except Malformed as malformed:
-            return Outcome.malformed(str(malformed))
-        return Outcome.accept()
+        outcome, commit = self._plan(action)
+        if commit is not None:
+            commit()
+        return outcome
+
+    def check(self, action: Action) -> Outcome:
+        """What ``apply`` would answer, without changing anything."""
+        return self._plan(action)[0]
 
     def is_legal(self, action: Action) -> bool:
-        """Whether ``action`` would be accepted, without changing anything."""
-        snapshot = self.observe()
-        outcome = self.apply(action)
-        if outcome.accepted:
-            self.load(snapshot)
-        return outcome.accepted
+        return self._plan(action)[1] is not None
+
+    def _plan(self, action: Action) -> tuple[Outcome, Commit | None]:
+        handler = self._handlers.get(type(action))
+        if handler is None:
+            return Outcome.malformed(f"{action!r} is not an action"), None
+        try:
+            commit = handler(self, self._state, action)
+        except Illegal as illegal:
+            return Outcome.reject(illegal.rule, illegal.message), None
+        except Malformed as malformed:
+            return Outcome.malformed(str(malformed)), None
+        return Outcome.accept(), commit
 
     @property
     def _state(self) -> HandState:
@@ -123,25 +143,29 @@ class ReferenceEngine:
         self._check_phase(state, phase, what)
 
     # --- draw ---------------------------------------------------------------------------------------
-    def _draw(self, state: HandState, action: Draw) -> None:
+    def _draw(self, state: HandState, action: Draw) -> Commit:
         self._start_of_action(state, "draw", "drawing")
         if not state.stock:
             raise Illegal("stock.empty.no-draw", "the stock is exhausted: take the discard pile or decline it")
-        need = state.rules.draw_count
-        while need and state.stock:
-            card = state.stock.pop()
-            if card.is_red_three:  # red3.drawn.expose, red3.chain: expose and replace
-                state.red_threes[state.side].append(card)
-                if not state.stock and state.rules.red_three_last_stock_card == "ends_hand":
-                    self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.last-card.red-three
-                    return
-                continue
-            state.hand[card] += 1
-            need -= 1
-        state.phase = "play"
+
+        def commit() -> None:
+            need = state.rules.draw_count
+            while need and state.stock:
+                card = state.stock.pop()
+                if card.is_red_three:  # red3.drawn.expose, red3.chain: expose and replace
+                    state.red_threes[state.side].append(card)
+                    if not state.stock and state.rules.red_three_last_stock_card == "ends_hand":
+                        self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.last-card.red-three
+                        return
+                    continue
+                state.hand[card] += 1
+                need -= 1
+            state.phase = "play"
+
+        return commit
 
     # --- taking the discard pile -------------------------------------------------------------------
-    def _take(self, state: HandState, action: TakePile) -> None:
+    def _take(self, state: HandState, action: TakePile) -> Commit:
         self._start_of_action(state, "draw", "taking the pile")
         rules = state.rules
         if not state.pile:
@@ -167,22 +191,25 @@ class ReferenceEngine:
         rest = state.pile[:-1]
         cards_left = sum(hand_after.values()) + sum(1 for c in rest if not c.is_red_three)
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
-        # --- commit
-        state.hands[state.turn] = hand_after
-        for card in rest:
-            if card.is_red_three:  # red3.from-pile: face up, no replacement
-                state.red_threes[state.side].append(card)
-            else:
-                state.hand[card] += 1
-        state.pile = []
-        state.took_pile = True
-        self._commit_melds(state, plan)
-        state.phase = "play"
-        if cards_left == 0:
-            self._go_out(state)
+
+        def commit() -> None:
+            state.hands[state.turn] = hand_after
+            for card in rest:
+                if card.is_red_three:  # red3.from-pile: face up, no replacement
+                    state.red_threes[state.side].append(card)
+                else:
+                    state.hand[card] += 1
+            state.pile = []
+            state.took_pile = True
+            self._commit_melds(state, plan)
+            state.phase = "play"
+            if cards_left == 0:
+                self._go_out(state)
+
+        return commit
 
     # --- melding ------------------------------------------------------------------------------------
-    def _meld(self, state: HandState, action: Meld) -> None:
+    def _meld(self, state: HandState, action: Meld) -> Commit:
         self._start_of_action(state, "play", "melding")
         rules = state.rules
         if not action.melds:
@@ -193,10 +220,14 @@ class ReferenceEngine:
         if not state.has_melded(state.side):
             self._check_initial_meld(state, plan, cards_left)
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
-        state.hands[state.turn] = hand_after
-        self._commit_melds(state, plan)
-        if cards_left == 0:
-            self._go_out(state)
+
+        def commit() -> None:
+            state.hands[state.turn] = hand_after
+            self._commit_melds(state, plan)
+            if cards_left == 0:
+                self._go_out(state)
+
+        return commit
 
     def _check_initial_meld(self, state: HandState, plan: MeldPlan, cards_left: int) -> None:
         """initial.table (with initial.several-melds and initial.card-values-only): the action that
@@ -216,23 +247,27 @@ class ReferenceEngine:
             raise Illegal("initial.table", f"the initial meld counts {counted}, the side needs {minimum}")
 
     # --- discarding ---------------------------------------------------------------------------------
-    def _discard(self, state: HandState, action: Discard) -> None:
+    def _discard(self, state: HandState, action: Discard) -> Commit:
         self._start_of_action(state, "play", "discarding")
         hand_after = take_from_hand(state.hand, [action.card])
         going_out = not hand_after
         if going_out:
             self._check_may_go_out(state, state.canastas(state.side))
-        elif state.question == "yes":
+        elif state.question == "yes" and can_go_out(state):
             raise Illegal("out.ask.binding", "partner said yes: the player must go out this turn")
-        state.hands[state.turn] = hand_after
-        state.pile.append(action.card)
-        if going_out:
-            self._go_out(state)
-        else:
-            self._end_turn(state)
+
+        def commit() -> None:
+            state.hands[state.turn] = hand_after
+            state.pile.append(action.card)
+            if going_out:
+                self._go_out(state)
+            else:
+                self._end_turn(state)
+
+        return commit
 
     # --- asking partner -----------------------------------------------------------------------------
-    def _ask(self, state: HandState, action: Ask) -> None:
+    def _ask(self, state: HandState, action: Ask) -> Commit:
         self._check_hand_not_over(state)
         self._check_no_pending_question(state)
         if not state.rules.ask_partner or state.partner_of(state.turn) is None:
@@ -241,22 +276,43 @@ class ReferenceEngine:
             raise Illegal("out.ask.window", "the question has been asked this turn already")
         if state.phase == "play" and (state.melded_ranks or state.took_pile):
             raise Illegal("out.ask.window", "the question comes before melding or taking the pile")
-        state.question = "pending"
+        return lambda: setattr(state, "question", "pending")
 
-    def _answer(self, state: HandState, action: Answer) -> None:
+    def _answer(self, state: HandState, action: Answer) -> Commit:
         self._check_hand_not_over(state)
         if state.question != "pending":
             raise Illegal("out.ask.answer-by-partner", "nobody has asked to go out")
-        state.question = "yes" if action.permit else "no"
+        return lambda: setattr(state, "question", "yes" if action.permit else "no")
+
+    # --- the next hand of the game ----------------------------------------------------------------
+    def _next_hand(self, state: HandState, action: NextHand) -> Commit:
+        if state.phase != "over":
+            raise Illegal("turn.phase", "the next hand is dealt once this hand is over")
+        sheet = score_hand(state)
+        if sheet.game_over:
+            raise Illegal("game.target", "the game is over")
+        if state.dealer is None:
+            raise Malformed("the position names no dealer, so the next dealer is unknown")
+        cumulative = [side.cumulative for side in sheet.sides]
+        dealer = (state.dealer + 1) % state.rules.players  # setup.dealer.rotation
+        try:
+            new_state = deal_hand(state.rules, state.variant, state.options, action.deck, dealer, cumulative)
+        except ValueError as error:
+            raise Malformed(str(error)) from None
+
+        def commit() -> None:
+            self.state = new_state
+
+        return commit
 
     # --- declining at the end of the stock ----------------------------------------------------------
-    def _decline(self, state: HandState, action: Decline) -> None:
+    def _decline(self, state: HandState, action: Decline) -> Commit:
         self._start_of_action(state, "draw", "declining the pile")
         if state.stock:
             raise Illegal("turn.start.choice", "while the stock has cards, a turn begins by drawing or taking the pile")
         if self._forced_take(state):
             raise Illegal("stock.empty.forced-take", "with the stock exhausted the pile must be taken: its top card fits a meld of the side")
-        self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.empty.end
+        return lambda: self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.empty.end
 
     def _forced_take(self, state: HandState) -> bool:
         """stock.empty.forced-take: the top card fits a meld of the side and the pile is not frozen."""
@@ -351,6 +407,7 @@ class ReferenceEngine:
 
     _handlers: dict[type, Any] = {
         Draw: _draw, TakePile: _take, Meld: _meld, Discard: _discard, Ask: _ask, Answer: _answer, Decline: _decline,
+        NextHand: _next_hand,
     }
 
 

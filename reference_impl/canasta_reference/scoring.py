@@ -26,7 +26,20 @@ def score_hand(state: HandState) -> ScoreSheet:
         in_hand = -sum(rules.value(c) * n for seat in state.seats_of(side) for c, n in state.hands[seat].items())  # score.cards-in-hand
         total = canastas + red_threes + going_out + melded + in_hand  # score.structure
         sheets.append(SideScore(canastas, red_threes, going_out, melded, in_hand, total, state.scores[side] + total))
-    return ScoreSheet(tuple(sheets))
+    return ScoreSheet(tuple(sheets), *game_result([s.cumulative for s in sheets], rules.game_target))
+
+
+def game_result(cumulative: list[int], target: int) -> tuple[bool, int | None]:
+    """game.target, game.final-hand-played-out, game.higher-total-wins, game.tie: the game ends
+    after the hand in which a side reaches the target; the higher total wins; a tie at the top
+    plays another hand."""
+    best = max(cumulative)
+    if best < target:
+        return False, None
+    leaders = [side for side, score in enumerate(cumulative) if score == best]
+    if len(leaders) > 1:
+        return False, None
+    return True, leaders[0]
 
 
 def red_three_score(state: HandState, side: int) -> int:

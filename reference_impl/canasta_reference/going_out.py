@@ -1,0 +1,75 @@
+"""Whether the player to move could still go out this turn (for out.ask.binding: after partner's
+"yes" the player must go out, which only binds a player who is able to)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from canasta_conformance.cards import Card
+
+from .melds import count
+from .state import HandState
+
+
+def can_go_out(state: HandState) -> bool:
+    """Some set of meld actions empties the hand, or leaves one card to discard, and leaves the
+    side with enough canastas (wild cards placed as well as the limits allow)."""
+    rules = state.rules
+    hand = state.hand
+    discards: list[Card | None] = [] if rules.final_discard_required else [None]
+    discards += list(hand)
+    for discard in discards:
+        rest = hand - Counter([discard]) if discard is not None else Counter(hand)
+        if _fully_meldable(state, rest):
+            return True
+    return False
+
+
+def _fully_meldable(state: HandState, rest: Counter[Card]) -> bool:
+    rules = state.rules
+    side_melds = state.melds[state.side]
+    naturals: Counter[str] = Counter()
+    wilds = 0
+    for card, n in rest.items():
+        if rules.is_wild(card):
+            wilds += n
+        elif card.is_red_three:
+            return False
+        else:
+            naturals[card.rank] += n
+    if not side_melds and state.took_pile and count(rest.elements(), rules) < rules.initial_minimum(state.scores[state.side]):
+        return False
+    targets: dict[str, tuple[int, int, int, int]] = {}  # rank -> (naturals after, wilds now, minimum wilds, capacity)
+    for rank, n in naturals.items():
+        existing = side_melds.get(rank, [])
+        ex_wilds = sum(1 for c in existing if rules.is_wild(c))
+        total_naturals = n + len(existing) - ex_wilds
+        if not existing:
+            if n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards):
+                return False
+        need = 0 if existing else max(0, rules.meld_min_cards - n)
+        cap = 0 if rank == "3" else rules.meld_max_wilds - ex_wilds
+        if rules.wilds_not_more_than_naturals:
+            cap = min(cap, total_naturals - ex_wilds)
+        if need > cap:
+            return False
+        targets[rank] = (len(existing) + n, ex_wilds, need, cap)
+    for rank, existing in side_melds.items():
+        if rank not in targets:
+            ex_wilds = sum(1 for c in existing if rules.is_wild(c))
+            cap = rules.meld_max_wilds - ex_wilds
+            if rules.wilds_not_more_than_naturals:
+                cap = min(cap, len(existing) - 2 * ex_wilds)
+            targets[rank] = (len(existing), ex_wilds, 0, max(0, cap))
+    needed = sum(t[2] for t in targets.values())
+    if needed > wilds or wilds > sum(t[3] for t in targets.values()):
+        return False
+    sizes = {rank: size + need for rank, (size, _, need, _) in targets.items()}
+    room = {rank: cap - need for rank, (_, _, need, cap) in targets.items()}
+    left = wilds - needed
+    for rank in sorted(sizes, key=lambda r: max(0, rules.canasta_min_cards - sizes[r])):
+        extra = min(left, room[rank])
+        sizes[rank] += extra
+        left -= extra
+    canastas = sum(1 for size in sizes.values() if size >= rules.canasta_min_cards)
+    return canastas >= rules.canastas_to_go_out
