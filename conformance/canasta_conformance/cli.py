@@ -42,6 +42,19 @@ def build_parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check the spec and scenario files; report every problem as file:line: path: message")
     validate.add_argument("paths", nargs="*", type=Path, help="scenario files or folders (default: the installed corpus)")
     validate.set_defaults(handler=_validate)
+
+    play = commands.add_parser(
+        "play", help="play a whole game between random legal players (reference engine), or replay a record",
+        description="Play a whole game between random legal players on the reference engine and print a "
+        "readable record; --json writes a machine record that 'canasta play --replay' replays in any engine.",
+    )
+    play.add_argument("--seed", type=int, default=0, help="random seed: the same seed plays the same game (default 0)")
+    play.add_argument("--variant", default="classic", help="a variant of spec/variants (default classic)")
+    play.add_argument("--json", type=Path, metavar="FILE", help="write the game record as JSON to FILE ('-' for stdout)")
+    play.add_argument("--replay", type=Path, metavar="FILE", help="replay a JSON game record instead of playing")
+    play.add_argument("--engine", default=DEFAULT_ENGINE, metavar="MODULE:FACTORY", help="the engine that replays a record (default: the reference engine)")
+    play.add_argument("--max-hands", type=int, default=200, help="stop after this many hands (default 200)")
+    play.set_defaults(handler=_play)
     return parser
 
 
@@ -83,6 +96,42 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
         file=sys.stderr,
     )
     return 1 if problems else 0
+
+
+def _play(args: argparse.Namespace, extra: list[str]) -> int:
+    import json
+
+    from .engine import resolve_factory
+    from .records import GameRecord, ReplayError, replay
+
+    if args.replay:
+        try:
+            record = GameRecord.from_json(json.loads(args.replay.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError) as error:
+            print(f"{args.replay}: cannot read the game record: {error}", file=sys.stderr)
+            return 2
+        try:
+            actions = replay(record, resolve_factory(args.engine)())
+        except ReplayError as error:
+            print(f"{args.replay}: replay differs: {error}", file=sys.stderr)
+            return 1
+        sheet = record.final_sheet
+        scores = ", ".join(f"side {i} {s.cumulative}" for i, s in enumerate(sheet.sides)) if sheet else "-"
+        print(f"replayed {len(record.hands)} hands, {actions} actions with {args.engine}: identical positions and scores ({scores})")
+        return 0
+    from canasta_reference.selfplay import format_game, play_game  # the reference engine, by name
+
+    record = play_game(args.seed, args.variant, max_hands=args.max_hands)
+    if args.json:
+        text = json.dumps(record.to_json(), indent=1)
+        if str(args.json) == "-":
+            print(text)
+            return 0
+        args.json.write_text(text + "\n", encoding="utf-8")
+    print(format_game(record))
+    if args.json:
+        print(f"record written to {args.json}")
+    return 0
 
 
 if __name__ == "__main__":

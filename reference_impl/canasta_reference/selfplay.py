@@ -1,0 +1,168 @@
+"""Self-play: whole games between random legal players, and records that replay exactly.
+
+The random player is cheap by design (it draws one candidate of each kind instead of listing
+every legal action), so thousands of hands run in a test: at the start of a turn it takes the
+pile when one natural-pair or add-to-meld take is legal (else draws, or declines at the end of the
+stock); afterwards it tries a few random melds of the naturals it holds (with a wild card now and
+then), then discards a random card. Every action it applies is checked by the engine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from canasta_conformance.cards import Card, full_deck, sort_cards
+from canasta_conformance.engine import DealSetup
+from canasta_conformance.model import Action, Answer, Decline, Discard, Draw, Meld, MeldGroup, NextHand, TakePile
+from canasta_conformance.records import GameRecord, HandRecord
+
+from .engine import ReferenceEngine
+
+class RandomPlayer:
+    def __init__(self, rng: random.Random, meld_tries: int = 3) -> None:
+        self.rng = rng
+        self.meld_tries = meld_tries
+
+    def choose(self, engine: ReferenceEngine) -> Action:
+        state = engine.state
+        assert state is not None and state.phase != "over"
+        if state.question == "pending":
+            return Answer(self.rng.random() < 0.7)
+        if state.phase == "draw":
+            for take in self._takes(engine):
+                if engine.is_legal(take):
+                    return take
+            if state.stock:
+                return Draw()
+            return Decline() if engine.is_legal(Decline()) else next(t for t in self._takes(engine, all_=True) if engine.is_legal(t))
+        for meld in self._melds(engine):
+            if engine.is_legal(meld):
+                return meld
+        hand = sort_cards(state.hand.elements())
+        for card in self.rng.sample(hand, len(hand)):
+            if engine.is_legal(Discard(card)):
+                return Discard(card)
+        raise RuntimeError(f"no legal action found in {engine.observe().to_json()}")
+
+    def _naturals(self, engine: ReferenceEngine) -> tuple[dict[str, list[Card]], list[Card]]:
+        state = engine.state
+        assert state is not None
+        rules = state.rules
+        naturals: dict[str, list[Card]] = {}
+        wilds: list[Card] = []
+        for card in state.hand.elements():
+            if rules.is_wild(card):
+                wilds.append(card)
+            elif card.rank != "3":
+                naturals.setdefault(card.rank, []).append(card)
+        return naturals, wilds
+
+    def _takes(self, engine: ReferenceEngine, all_: bool = False) -> Iterator[TakePile]:
+        state = engine.state
+        assert state is not None
+        if not state.pile:
+            return
+        top = state.pile[-1]
+        naturals, wilds = self._naturals(engine)
+        same = naturals.get(top.rank, [])
+        if len(same) >= 2:
+            pair = tuple(same[:2])
+            yield TakePile(pair)
+            if not state.melds[state.side]:
+                others = [tuple(cards) for rank, cards in naturals.items() if rank != top.rank and len(cards) >= 3]
+                if others:
+                    yield TakePile(pair, tuple(MeldGroup(g) for g in others))
+        if top.rank in state.melds[state.side]:
+            yield TakePile(())
+        if same and wilds:
+            yield TakePile((same[0], wilds[0]))
+        if all_:
+            for k in range(len(same) + 1):
+                for w in range(min(3, len(wilds)) + 1):
+                    yield TakePile(tuple(same[:k]) + tuple(wilds[:w]))
+
+    def _melds(self, engine: ReferenceEngine) -> Iterator[Meld]:
+        state = engine.state
+        assert state is not None
+        naturals, wilds = self._naturals(engine)
+        side_melds = state.melds[state.side]
+        if not side_melds:  # an initial meld: everything meldable at once
+            groups = [MeldGroup(tuple(cards)) for cards in naturals.values() if len(cards) >= 3]
+            if groups:
+                yield Meld(tuple(groups))
+        ranks = list(naturals)
+        self.rng.shuffle(ranks)
+        for rank in ranks[: self.meld_tries]:
+            cards = naturals[rank]
+            if rank in side_melds or len(cards) >= 3:
+                yield Meld((MeldGroup(tuple(cards)),))
+            elif len(cards) == 2 and wilds:
+                yield Meld((MeldGroup((*cards, wilds[0])),))
+        if wilds and side_melds and self.rng.random() < 0.3:
+            yield Meld((MeldGroup((wilds[0],), self.rng.choice(sorted(side_melds))),))
+
+
+def play_game(
+    seed: int, variant: str = "classic", options: dict[str, Any] | None = None,
+    max_hands: int = 200, max_actions_per_hand: int = 5000, engine: ReferenceEngine | None = None,
+) -> GameRecord:
+    """Play a whole game (until the target is reached, or ``max_hands``)."""
+    rng = random.Random(seed)
+    options = dict(options or {})
+    engine = engine or ReferenceEngine()
+    rules = engine.rules_for(variant, options)
+    player = RandomPlayer(rng)
+    record = GameRecord(variant, options, seed)
+    dealer = rng.randrange(rules.players)
+    for number in range(max_hands):
+        deck = full_deck(rules.packs, rules.jokers)
+        rng.shuffle(deck)
+        hand = HandRecord(dealer if number == 0 else (dealer + number) % rules.players, tuple(deck))
+        if number == 0:
+            engine.deal(DealSetup(variant, options, hand.dealer, hand.deck))
+        else:
+            outcome = engine.apply(NextHand(hand.deck))
+            assert outcome.accepted, outcome
+        play_hand(engine, player, hand, max_actions_per_hand)
+        record.hands.append(hand)
+        if hand.score is not None and hand.score.game_over:
+            break
+    return record
+
+
+def play_hand(engine: ReferenceEngine, player: RandomPlayer, hand: HandRecord, max_actions: int) -> None:
+    for _ in range(max_actions):
+        state = engine.state
+        assert state is not None
+        if state.phase == "over":
+            break
+        action = player.choose(engine)
+        outcome = engine.apply(action)
+        if not outcome.accepted:
+            raise RuntimeError(f"the engine refused the player's action {action}: {outcome}")
+        hand.actions.append(action)
+    else:
+        raise RuntimeError(f"the hand did not end within {max_actions} actions")
+    hand.final = engine.observe()
+    hand.score = engine.score()
+
+
+def format_game(record: GameRecord) -> str:
+    lines = [f"Canasta game: variant {record.variant}, seed {record.seed}"]
+    for number, hand in enumerate(record.hands, 1):
+        assert hand.score is not None and hand.final is not None and hand.final.ended is not None
+        ended = hand.final.ended
+        how = (
+            f"seat {ended.seat} went out{' concealed' if ended.concealed else ''}"
+            if ended.reason == "went_out" else "the stock ran out"
+        )
+        totals = "  ".join(f"side {i}: {s.total:+6d} -> {s.cumulative:6d}" for i, s in enumerate(hand.score.sides))
+        lines.append(f"hand {number:3d}  dealer {hand.dealer}  {len(hand.actions):4d} actions  {how:<26} {totals}")
+    sheet = record.final_sheet
+    if sheet is not None:
+        scores = ", ".join(f"side {i} {s.cumulative}" for i, s in enumerate(sheet.sides))
+        result = f"side {sheet.winner} wins" if sheet.game_over else "no winner yet (hand limit reached)"
+        lines.append(f"final scores: {scores}; {result}")
+    return "\n".join(lines)
