@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 RANKS: tuple[str, ...] = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
@@ -37,6 +37,13 @@ class Card:
 
     rank: str
     suit: str | None
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.rank, self.suit)))
+
+    def __hash__(self) -> int:  # cards are hashed in every multiset operation: compute it once
+        return self._hash
 
     @property
     def token(self) -> str:

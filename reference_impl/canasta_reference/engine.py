@@ -22,7 +22,7 @@ from canasta_conformance.spec import Spec, load_spec
 from . import __version__
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
-from .melds import MeldPlan, count, plan_melds, take_from_hand
+from .melds import MeldPlan, check_in_hand, count, plan_melds, remove_from_hand
 from .rules import Rules
 from .scoring import score_hand
 from .setup import deal_hand
@@ -170,7 +170,7 @@ class ReferenceEngine:
         rules = state.rules
         if not state.pile:
             raise Illegal("pile.empty", "the discard pile is empty")
-        hand_after = take_from_hand(state.hand, [*action.cards, *(c for g in action.melds for c in g.cards)])
+        taken = check_in_hand(state.hand, [*action.cards, *(c for g in action.melds for c in g.cards)])
         top = state.pile[-1]
         check_top_not_blocked(top, rules)
         check_one_card_rule(state)
@@ -189,11 +189,11 @@ class ReferenceEngine:
             if counted < minimum:
                 raise Illegal("pile.frozen.unmelded-needs-count", f"the initial meld counts {counted}, the side needs {minimum}")
         rest = state.pile[:-1]
-        cards_left = sum(hand_after.values()) + sum(1 for c in rest if not c.is_red_three)
+        cards_left = state.hand_size() - taken.total() + sum(1 for c in rest if not c.is_red_three)
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
 
         def commit() -> None:
-            state.hands[state.turn] = hand_after
+            remove_from_hand(state.hand, taken)
             for card in rest:
                 if card.is_red_three:  # red3.from-pile: face up, no replacement
                     state.red_threes[state.side].append(card)
@@ -214,15 +214,15 @@ class ReferenceEngine:
         rules = state.rules
         if not action.melds:
             raise Malformed("a meld action lays at least one group")
-        hand_after = take_from_hand(state.hand, [c for g in action.melds for c in g.cards])
+        taken = check_in_hand(state.hand, [c for g in action.melds for c in g.cards])
         plan = plan_melds(action.melds, rules, state.melds[state.side], self._opponent_ranks(state))
-        cards_left = sum(hand_after.values())
+        cards_left = state.hand_size() - taken.total()
         if not state.has_melded(state.side):
             self._check_initial_meld(state, plan, cards_left)
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
 
         def commit() -> None:
-            state.hands[state.turn] = hand_after
+            remove_from_hand(state.hand, taken)
             self._commit_melds(state, plan)
             if cards_left == 0:
                 self._go_out(state)
@@ -249,15 +249,15 @@ class ReferenceEngine:
     # --- discarding ---------------------------------------------------------------------------------
     def _discard(self, state: HandState, action: Discard) -> Commit:
         self._start_of_action(state, "play", "discarding")
-        hand_after = take_from_hand(state.hand, [action.card])
-        going_out = not hand_after
+        taken = check_in_hand(state.hand, [action.card])
+        going_out = state.hand_size() == 1
         if going_out:
             self._check_may_go_out(state, state.canastas(state.side))
         elif state.question == "yes" and can_go_out(state):
             raise Illegal("out.ask.binding", "partner said yes: the player must go out this turn")
 
         def commit() -> None:
-            state.hands[state.turn] = hand_after
+            remove_from_hand(state.hand, taken)
             state.pile.append(action.card)
             if going_out:
                 self._go_out(state)

@@ -109,13 +109,23 @@ def plan_melds(
     return MeldPlan(result, frozenset(new_ranks), laid)
 
 
-def take_from_hand(hand: Counter[Card], cards: Iterable[Card]) -> Counter[Card]:
-    """The hand without ``cards``; Malformed if the hand does not hold them."""
+def check_in_hand(hand: Counter[Card], cards: Iterable[Card]) -> Counter[Card]:
+    """The cards as a multiset; Malformed if the hand does not hold them all."""
     wanted = Counter(cards)
-    missing = wanted - hand
-    if missing:
-        raise Malformed(f"the hand does not hold {_cards(sorted(missing.elements(), key=lambda c: c.token))}")
-    return hand - wanted
+    for card, n in wanted.items():
+        if hand[card] < n:
+            missing = [c for c, k in wanted.items() for _ in range(k - hand[c])]
+            raise Malformed(f"the hand does not hold {_cards(sorted(missing, key=lambda c: c.token))}")
+    return wanted
+
+
+def remove_from_hand(hand: Counter[Card], wanted: Counter[Card]) -> None:
+    for card, n in wanted.items():
+        left = hand[card] - n
+        if left:
+            hand[card] = left
+        else:
+            del hand[card]
 
 
 def count(cards: Iterable[Card], rules: Rules) -> int:
