@@ -4,11 +4,22 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from canasta_conformance.cards import Card
 
 from .melds import count
 from .state import HandState
+
+
+@dataclass(frozen=True)
+class _Target:
+    """A meld the remaining cards could go to: its size with the hand's naturals, the wild cards
+    it needs to be a legal new meld, and how many wild cards it can take."""
+
+    size: int
+    need: int
+    cap: int
 
 
 def can_go_out(state: HandState) -> bool:
@@ -39,7 +50,7 @@ def _fully_meldable(state: HandState, rest: Counter[Card]) -> bool:
             naturals[card.rank] += n
     if not side_melds and state.took_pile and count(rest.elements(), rules) < rules.initial_minimum(state.scores[state.side]):
         return False
-    targets: dict[str, tuple[int, int, int, int]] = {}  # rank -> (naturals after, wilds now, minimum wilds, capacity)
+    targets: dict[str, _Target] = {}
     for rank, n in naturals.items():
         existing = side_melds.get(rank, [])
         ex_wilds = sum(1 for c in existing if rules.is_wild(c))
@@ -53,19 +64,19 @@ def _fully_meldable(state: HandState, rest: Counter[Card]) -> bool:
             cap = min(cap, total_naturals - ex_wilds)
         if need > cap:
             return False
-        targets[rank] = (len(existing) + n, ex_wilds, need, cap)
+        targets[rank] = _Target(len(existing) + n, need, cap)
     for rank, existing in side_melds.items():
         if rank not in targets:
             ex_wilds = sum(1 for c in existing if rules.is_wild(c))
             cap = rules.meld_max_wilds - ex_wilds
             if rules.wilds_not_more_than_naturals:
                 cap = min(cap, len(existing) - 2 * ex_wilds)
-            targets[rank] = (len(existing), ex_wilds, 0, max(0, cap))
-    needed = sum(t[2] for t in targets.values())
-    if needed > wilds or wilds > sum(t[3] for t in targets.values()):
+            targets[rank] = _Target(len(existing), 0, max(0, cap))
+    needed = sum(t.need for t in targets.values())
+    if needed > wilds or wilds > sum(t.cap for t in targets.values()):
         return False
-    sizes = {rank: size + need for rank, (size, _, need, _) in targets.items()}
-    room = {rank: cap - need for rank, (_, _, need, cap) in targets.items()}
+    sizes = {rank: t.size + t.need for rank, t in targets.items()}
+    room = {rank: t.cap - t.need for rank, t in targets.items()}
     left = wilds - needed
     for rank in sorted(sizes, key=lambda r: max(0, rules.canasta_min_cards - sizes[r])):
         extra = min(left, room[rank])

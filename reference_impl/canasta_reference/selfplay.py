@@ -71,7 +71,7 @@ class RandomPlayer:
             pair = tuple(same[:2])
             yield TakePile(pair)
             if not state.melds[state.side]:
-                others = [tuple(cards) for rank, cards in naturals.items() if rank != top.rank and len(cards) >= 3]
+                others = [tuple(cards) for rank, cards in naturals.items() if rank != top.rank and len(cards) >= state.rules.meld_min_cards]
                 if others:
                     yield TakePile(pair, tuple(MeldGroup(g) for g in others))
         if top.rank in state.melds[state.side]:
@@ -80,7 +80,7 @@ class RandomPlayer:
             yield TakePile((same[0], wilds[0]))
         if all_:
             for k in range(len(same) + 1):
-                for w in range(min(3, len(wilds)) + 1):
+                for w in range(min(state.rules.meld_max_wilds, len(wilds)) + 1):
                     yield TakePile(tuple(same[:k]) + tuple(wilds[:w]))
 
     def _melds(self, engine: ReferenceEngine) -> Iterator[Meld]:
@@ -89,14 +89,14 @@ class RandomPlayer:
         naturals, wilds = self._naturals(engine)
         side_melds = state.melds[state.side]
         if not side_melds:  # an initial meld: everything meldable at once
-            groups = [MeldGroup(tuple(cards)) for cards in naturals.values() if len(cards) >= 3]
+            groups = [MeldGroup(tuple(cards)) for cards in naturals.values() if len(cards) >= state.rules.meld_min_cards]
             if groups:
                 yield Meld(tuple(groups))
         ranks = list(naturals)
         self.rng.shuffle(ranks)
         for rank in ranks[: self.meld_tries]:
             cards = naturals[rank]
-            if rank in side_melds or len(cards) >= 3:
+            if rank in side_melds or len(cards) >= state.rules.meld_min_cards:
                 yield Meld((MeldGroup(tuple(cards)),))
             elif len(cards) == 2 and wilds:
                 yield Meld((MeldGroup((*cards, wilds[0])),))

@@ -1,0 +1,163 @@
+"""Property tests of the reference engine over thousands of random hands and steps."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from canasta_conformance.cards import Card, full_deck
+from canasta_conformance.engine import DealSetup
+from canasta_conformance.model import Position, meld_rank
+from canasta_conformance.records import GameRecord, replay
+from canasta_conformance.spec import load_spec
+from canasta_reference.engine import ReferenceEngine
+from canasta_reference.selfplay import HandRecord, RandomPlayer, play_game
+from strategies import actions
+
+SPEC = load_spec()
+PARAMS = SPEC.variant_parameters("classic")
+HANDS_PER_CHUNK = 100
+CHUNKS = 20  # 2,000 random hands in all
+
+
+def card_value(card: Card) -> int:
+    """Card values straight from the parameter catalogue (independent of the engine's table)."""
+    if card.is_joker:
+        return PARAMS["card_value.joker"]
+    if card.rank == "2":
+        return PARAMS["card_value.two"]
+    if card.rank == "A":
+        return PARAMS["card_value.ace"]
+    if card.rank in "KQJT98":
+        return PARAMS["card_value.king_to_eight"]
+    if card.rank in "7654":
+        return PARAMS["card_value.seven_to_four"]
+    return PARAMS["card_value.black_three"] if card.is_black_three else 0
+
+
+def all_cards(position: Position) -> Counter[Card]:
+    return Counter(position.all_cards())
+
+
+def check_melds(position: Position) -> None:
+    wild = frozenset(PARAMS["cards.wild_ranks"])
+    for side in position.melds:
+        ranks = [meld_rank(m, wild) for m in side]
+        assert None not in ranks, side
+        assert len(ranks) == len(set(ranks)), f"two melds of one rank: {side}"
+        for meld in side:
+            naturals = sum(1 for c in meld if c.rank not in wild)
+            assert len(meld) >= PARAMS["meld.min_cards"]
+            assert naturals >= PARAMS["meld.min_naturals"]
+            assert len(meld) - naturals <= PARAMS["meld.max_wilds"]
+            assert not any(c.is_red_three for c in meld)
+    for hand in position.hands:
+        assert not any(c.is_red_three for c in hand), "a red three stayed in a hand"
+
+
+def check_sheet(engine: ReferenceEngine, before: Position) -> None:
+    position = engine.observe()
+    sheet = engine.score()
+    for side, score in enumerate(sheet.sides):
+        assert score.total == score.canastas + score.red_threes + score.going_out + score.melded + score.in_hand
+        assert score.cumulative == before.scores[side] + score.total
+        assert score.melded == sum(card_value(c) for meld in position.melds[side] for c in meld)
+        seats = [s for s in range(position.players) if s % position.sides == side]
+        assert score.in_hand == -sum(card_value(c) for s in seats for c in position.hands[s])
+        assert score.canastas % 100 == 0 and score.going_out in (0, 100, 200)
+        assert score.total % 5 == 0
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_random_hands_conserve_cards_keep_melds_legal_and_add_up(chunk):
+    engine = ReferenceEngine(SPEC)
+    rng = random.Random(chunk)
+    player = RandomPlayer(rng)
+    went_out = 0
+    for number in range(HANDS_PER_CHUNK):
+        deck = full_deck()
+        rng.shuffle(deck)
+        engine.deal(DealSetup("classic", {}, number % 4, tuple(deck)))
+        start = engine.observe()
+        cards = all_cards(start)
+        assert sum(cards.values()) == 108
+        assert all(len(h) == PARAMS["deal.hand_size"] for h in start.hands)
+        while engine.state is not None and engine.state.phase != "over":
+            action = player.choose(engine)
+            assert engine.apply(action).accepted
+            position = engine.observe()
+            assert all_cards(position) == cards, f"cards changed after {action}"
+            check_melds(position)
+        check_sheet(engine, start)
+        went_out += engine.state.ended.reason == "went_out"
+    assert went_out > 0  # the random players do finish hands by going out
+
+
+def _random_position(seed: int, steps: int) -> ReferenceEngine:
+    engine = ReferenceEngine(SPEC)
+    rng = random.Random(seed)
+    deck = full_deck()
+    rng.shuffle(deck)
+    engine.deal(DealSetup("classic", {}, seed % 4, tuple(deck)))
+    player = RandomPlayer(rng)
+    for _ in range(steps):
+        if engine.state.phase == "over":
+            break
+        engine.apply(player.choose(engine))
+    return engine
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), steps=st.integers(0, 150), attempts=st.lists(actions, min_size=1, max_size=8))
+def test_rejected_actions_leave_the_position_unchanged(seed, steps, attempts):
+    engine = _random_position(seed, steps)
+    for action in attempts:
+        before = engine.observe()
+        outcome = engine.apply(action)
+        if outcome.accepted:
+            continue
+        assert engine.observe() == before, f"{outcome} changed the position"
+        if outcome.status == "rejected":
+            assert outcome.rule in SPEC.rules, f"rejection cites unknown rule {outcome.rule}"
+        else:
+            assert outcome.rule is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), steps=st.integers(0, 150))
+def test_every_enumerated_action_is_accepted(seed, steps):
+    engine = _random_position(seed, steps)
+    position = engine.observe()
+    listed = engine.legal_actions()
+    if position.phase != "over":
+        assert listed, "no legal action in a live position"
+    probe = ReferenceEngine(SPEC)
+    for action in listed:
+        probe.load(position)
+        outcome = probe.apply(action)
+        assert outcome.accepted, f"{action} listed as legal but {outcome}"
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_game_record_replays_to_the_same_positions_and_scores(seed):
+    record = play_game(seed, max_hands=5)
+    again = GameRecord.from_json(record.to_json())
+    assert replay(again, ReferenceEngine(SPEC)) == sum(len(h.actions) for h in record.hands)
+    assert again.hands[-1].final == record.hands[-1].final
+
+
+def test_a_whole_game_reaches_the_target_and_names_the_winner():
+    record = play_game(7)
+    sheet = record.final_sheet
+    assert sheet is not None and sheet.game_over
+    totals = [s.cumulative for s in sheet.sides]
+    assert max(totals) >= PARAMS["game.target"]
+    assert sheet.winner == totals.index(max(totals))
+    previous = [s.cumulative for s in record.hands[-2].score.sides]
+    assert max(previous) < PARAMS["game.target"]  # the game ended with the first hand to reach it
+    dealers = [h.dealer for h in record.hands]
+    assert all((b - a) % 4 == 1 for a, b in zip(dealers, dealers[1:]))  # the deal rotates
