@@ -43,6 +43,18 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="*", type=Path, help="scenario files or folders (default: the installed corpus)")
     validate.set_defaults(handler=_validate)
 
+    spec = commands.add_parser("spec", help="browse the rules: list them, show one across variants, diff two variants")
+    views = spec.add_subparsers(dest="view", metavar="VIEW", required=True)
+    listing = views.add_parser("list", help="rules by area")
+    listing.add_argument("--area", help="only this area (e.g. pile)")
+    show = views.add_parser("show", help="one rule: statement, sources, its parameters in every variant, conflicts")
+    show.add_argument("rule", help="a rule ID, e.g. pile.frozen.by-wild")
+    diff = views.add_parser("diff", help="every parameter that differs between two variants")
+    diff.add_argument("first", help="a variant, e.g. classic")
+    diff.add_argument("second", help="another variant, e.g. modern-american")
+    views.add_parser("variants", help="the variants with their titles")
+    spec.set_defaults(handler=_spec)
+
     play = commands.add_parser(
         "play", help="play a whole game between random legal players (reference engine), or replay a record",
         description="Play a whole game between random legal players on the reference engine and print a "
@@ -96,6 +108,30 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
         file=sys.stderr,
     )
     return 1 if problems else 0
+
+
+def _spec(args: argparse.Namespace, extra: list[str]) -> int:
+    from .spec import SpecError, VariantError, load_spec
+    from .spec_view import diff_variants, list_rules, show_rule
+
+    try:
+        spec = load_spec()
+        if args.view == "list":
+            print(list_rules(spec, args.area))
+        elif args.view == "show":
+            print(show_rule(spec, args.rule))
+        elif args.view == "diff":
+            print(diff_variants(spec, args.first, args.second))
+        else:
+            for variant in spec.variants.values():
+                print(f"{variant.id:<20} {variant.title}")
+    except (KeyError, VariantError) as error:
+        print(f"canasta spec: {error.args[0]}", file=sys.stderr)
+        return 2
+    except SpecError as error:
+        print(error, file=sys.stderr)
+        return 1
+    return 0
 
 
 def _play(args: argparse.Namespace, extra: list[str]) -> int:

@@ -74,7 +74,7 @@ class Parameter:
 
     def check(self, value: Any) -> str | None:
         """Why ``value`` is not allowed for this parameter, or None."""
-        error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(dict(self.schema)).iter_errors(value))
+        error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(dict(self.schema)).iter_errors(thaw(value)))
         return None if error is None else f"{value!r} is not allowed for {self.name}: {error.message}"
 
 
@@ -137,6 +137,15 @@ class Spec:
             elif (why := parameter.check(value)) is not None:
                 out.append(why)
         return out
+
+
+def thaw(value: Any) -> Any:
+    """A resolved (frozen) parameter value as plain JSON data."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [thaw(v) for v in value]
+    return value
 
 
 def _freeze(value: Any) -> Any:

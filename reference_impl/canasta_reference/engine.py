@@ -477,7 +477,7 @@ def check_take_cards(state: HandState, top: Card, cards: Sequence[Card]) -> None
         if naturals >= 2:
             return
         if frozen_only_because_unmelded(state, state.side):
-            raise Illegal("pile.frozen.unmelded-side", f"the side has not melded: the pile is taken only with two natural {top.rank}s from the hand")
+            raise Illegal("initial.pile-natural-pair", f"the side has not melded: the pile is taken only with two natural {top.rank}s from the hand")
         if wilds and naturals == 1:
             raise Illegal("pile.frozen.no-wild-in-pair", "the pile is frozen: a wild card cannot stand in for a natural")
         if not cards and has_meld:
