@@ -55,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     views.add_parser("variants", help="the variants with their titles")
     spec.set_defaults(handler=_spec)
 
+    coverage = commands.add_parser(
+        "coverage", help="which scenarios exercise each rule; flags testable rules with none (exit 1 if any)",
+    )
+    coverage.add_argument("paths", nargs="*", type=Path, help="scenario files or folders (default: the installed corpus)")
+    coverage.add_argument("--all", action="store_true", help="list the scenarios of every rule")
+    coverage.add_argument("--strict", action="store_true", help="also fail when a testable prohibition has no rejecting scenario")
+    coverage.set_defaults(handler=_coverage)
+
     play = commands.add_parser(
         "play", help="play a whole game between random legal players (reference engine), or replay a record",
         description="Play a whole game between random legal players on the reference engine and print a "
@@ -108,6 +116,23 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
         file=sys.stderr,
     )
     return 1 if problems else 0
+
+
+def _coverage(args: argparse.Namespace, extra: list[str]) -> int:
+    from .coverage import compute_coverage, format_coverage
+    from .scenario import load_scenarios, scenario_files
+    from .spec import load_spec
+
+    spec = load_spec()
+    files = [f for path in (args.paths or [scenarios_dir()]) for f in (scenario_files(path) if path.is_dir() else [path])]
+    scenarios, problems = load_scenarios(files, spec)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    result = compute_coverage(spec, scenarios)
+    print(format_coverage(spec, result, show_all=args.all))
+    if problems or result.uncovered or (args.strict and result.missing_rejection):
+        return 1
+    return 0
 
 
 def _spec(args: argparse.Namespace, extra: list[str]) -> int:

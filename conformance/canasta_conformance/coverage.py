@@ -1,0 +1,95 @@
+"""Which scenarios exercise which rules (``canasta coverage``).
+
+A scenario exercises the rules it names in ``rules``; it rejects with a rule when a step expects
+a rejection citing it (``violates``). A testable rule with no scenario is uncovered; a testable
+prohibition with no rejecting scenario has no negative test.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .scenario import Scenario
+from .spec import Spec
+
+
+@dataclass(frozen=True)
+class RuleCoverage:
+    rule: str
+    testable: bool
+    forbids: bool
+    scenarios: tuple[str, ...]
+    rejecting: tuple[str, ...]
+
+    @property
+    def uncovered(self) -> bool:
+        return self.testable and not self.scenarios
+
+    @property
+    def missing_rejection(self) -> bool:
+        return self.testable and self.forbids and not self.rejecting
+
+
+@dataclass(frozen=True)
+class Coverage:
+    rules: tuple[RuleCoverage, ...]
+    scenario_count: int
+
+    @property
+    def uncovered(self) -> list[RuleCoverage]:
+        return [r for r in self.rules if r.uncovered]
+
+    @property
+    def missing_rejection(self) -> list[RuleCoverage]:
+        return [r for r in self.rules if r.missing_rejection]
+
+
+def compute_coverage(spec: Spec, scenarios: list[Scenario]) -> Coverage:
+    exercising: dict[str, list[str]] = defaultdict(list)
+    rejecting: dict[str, list[str]] = defaultdict(list)
+    for scenario in scenarios:
+        for rule in scenario.rules:
+            exercising[rule].append(scenario.id)
+        for step in scenario.steps:
+            for rule in step.expect.violates:
+                if scenario.id not in rejecting[rule]:
+                    rejecting[rule].append(scenario.id)
+    rules = tuple(
+        RuleCoverage(rule.id, rule.testable, rule.forbids, tuple(exercising[rule.id]), tuple(rejecting[rule.id]))
+        for rule in spec.rules.values()
+    )
+    return Coverage(rules, len(scenarios))
+
+
+def format_coverage(spec: Spec, coverage: Coverage, show_all: bool = False) -> str:
+    lines = []
+    for area in spec.areas:
+        entries = [c for c in coverage.rules if c.rule.split(".")[0] == area]
+        if not entries:
+            continue
+        lines.append(f"{area}:")
+        for entry in entries:
+            flags = []
+            if entry.uncovered:
+                flags.append("UNCOVERED")
+            if entry.missing_rejection:
+                flags.append("NO REJECTING SCENARIO")
+            if not entry.testable:
+                flags.append("informative")
+            if not show_all and not flags[:2] and entry.testable:
+                count = f"{len(entry.scenarios)} scenarios" + (f", {len(entry.rejecting)} rejecting" if entry.forbids else "")
+                lines.append(f"  {entry.rule:<46} {count}")
+                continue
+            names = ", ".join(entry.scenarios[:6]) + (" ..." if len(entry.scenarios) > 6 else "")
+            lines.append(f"  {entry.rule:<46} {len(entry.scenarios)} scenarios{(' [' + ', '.join(flags) + ']') if flags else ''}" + (f": {names}" if show_all and names else ""))
+    testable = [c for c in coverage.rules if c.testable]
+    prohibitions = [c for c in testable if c.forbids]
+    lines.append("")
+    lines.append(
+        f"{coverage.scenario_count} scenarios; {len(coverage.rules)} rules, {len(testable)} testable: "
+        f"{len(testable) - len(coverage.uncovered)} covered, {len(coverage.uncovered)} uncovered; "
+        f"{len(prohibitions)} testable prohibitions: {len(prohibitions) - len(coverage.missing_rejection)} with a rejecting scenario, "
+        f"{len(coverage.missing_rejection)} without"
+    )
+    return "\n".join(lines)
