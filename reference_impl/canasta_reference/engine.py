@@ -101,11 +101,11 @@ class ReferenceEngine:
         return self._plan(action)[1] is not None
 
     def _plan(self, action: Action) -> tuple[Outcome, Commit | None]:
-        handler = self._handlers.get(type(action))
-        if handler is None:
+        name = self._handlers.get(type(action))
+        if name is None:
             return Outcome.malformed(f"{action!r} is not an action"), None
         try:
-            commit = handler(self, self._state, action)
+            commit = getattr(self, name)(self._state, action)
         except Illegal as illegal:
             return Outcome.reject(illegal.rule, illegal.message), None
         except Malformed as malformed:
@@ -405,9 +405,9 @@ class ReferenceEngine:
         state.turn = (state.turn + 1) % state.rules.players
         state.phase = "draw"
 
-    _handlers: dict[type, Any] = {
-        Draw: _draw, TakePile: _take, Meld: _meld, Discard: _discard, Ask: _ask, Answer: _answer, Decline: _decline,
-        NextHand: _next_hand,
+    _handlers: dict[type, str] = {
+        Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
+        Decline: "_decline", NextHand: "_next_hand",
     }
 
 
