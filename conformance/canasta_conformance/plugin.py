@@ -85,9 +85,13 @@ def _areas() -> list[str]:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    state: CanastaState = config.stash[_SESSION_KEY]
     if not (config.getoption("canasta") or config.getoption("canasta_engine")):
         return []
+    return [_header_line(config)]
+
+
+def _header_line(config: pytest.Config) -> str:
+    state: CanastaState = config.stash[_SESSION_KEY]
     try:
         caps = state.session.capabilities
         engine = f"{caps.name} {caps.version} ({state.engine_spec})"
@@ -97,7 +101,16 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         spec = f"{state.spec.name} {state.spec.version}"
     except SpecError:
         spec = "BROKEN (run 'canasta validate')"
-    return [f"canasta: engine {engine}; spec {spec}"]
+    return f"canasta: engine {engine}; spec {spec}"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In quiet runs pytest hides the header: still say which engine and spec are tested."""
+    config = session.config
+    scenarios = sum(isinstance(item, ScenarioItem) for item in session.items)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if scenarios and reporter is not None and config.get_verbosity() < 0:
+        reporter.write_line(f"{_header_line(config)}; {scenarios} scenarios")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
