@@ -44,6 +44,11 @@ def _cards(value: Any, path: str) -> tuple[Card, ...]:
     return tuple(out)
 
 
+def parse_cards(value: Any, path: str) -> tuple[Card, ...]:
+    """Cards from a list of tokens (or one space-separated string), in the given order."""
+    return _cards(value, path)
+
+
 def _sorted_cards(value: Any, path: str) -> tuple[Card, ...]:
     return sort_cards(_cards(value, path))
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import Card, excess_cards
-from .model import Action, FormatError, Position, action_from_json, meld_rank
+from .model import Action, FormatError, Position, action_from_json, meld_rank, parse_cards
 from .schemas import schema_errors
 from .spec import Spec, VariantError
 from .yamlio import Problem, YamlDocument, YamlError, parse_path, read_yaml
@@ -172,7 +172,7 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
             position = Position.from_json(raw)
         else:
             raw_deal = data["deal"]
-            deal = Deal(int(raw_deal["dealer"]), Position.from_json({"hands": [], "melds": [], "pile": raw_deal["deck"], "stock": []}).pile, tuple(raw_deal.get("scores", ())))
+            deal = Deal(int(raw_deal["dealer"]), parse_cards(raw_deal["deck"], "deal.deck"), tuple(raw_deal.get("scores", ())))
     except FormatError as error:
         problem(parse_path(error.path), error.message)
 

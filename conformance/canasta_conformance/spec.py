@@ -120,13 +120,14 @@ class Spec:
     conflicts: dict[str, Conflict]
     sources: dict[str, Source]
     problems: list[Problem] = field(default_factory=list)
+    _resolved: dict[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict, repr=False)
 
     def rules_in(self, area: str) -> list[Rule]:
         return [r for r in self.rules.values() if r.area == area]
 
     def variant_parameters(self, name: str, options: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
         """The full parameter mapping of variant ``name`` with ``options`` applied on top."""
-        return _resolved(self, name, tuple(sorted((options or {}).items(), key=lambda kv: kv[0]), ) if options else ())
+        return _resolved(self, name, tuple(sorted((options or {}).items())) if options else ())
 
     def option_problems(self, options: Mapping[str, Any]) -> list[str]:
         out = []
@@ -156,12 +157,9 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-_RESOLVED: dict[tuple[int, str, Any], Mapping[str, Any]] = {}
-
-
 def _resolved(spec: Spec, name: str, options: tuple[tuple[str, Any], ...]) -> Mapping[str, Any]:
-    key = (id(spec), name, repr(options))
-    found = _RESOLVED.get(key)
+    key = (name, repr(options))
+    found = spec._resolved.get(key)
     if found is not None:
         return found
     chain: list[Variant] = []
@@ -184,7 +182,7 @@ def _resolved(spec: Spec, name: str, options: tuple[tuple[str, Any], ...]) -> Ma
         raise VariantError("; ".join(problems))
     values.update(option_map)
     frozen = MappingProxyType({k: _freeze(v) for k, v in values.items()})
-    _RESOLVED[key] = frozen
+    spec._resolved[key] = frozen
     return frozen
 
 

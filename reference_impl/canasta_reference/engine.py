@@ -15,7 +15,8 @@ from typing import Any
 from canasta_conformance.cards import Card
 from canasta_conformance.engine import Capabilities, DealSetup
 from canasta_conformance.model import (
-    Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, NextHand, Outcome, Position, ScoreSheet, TakePile,
+    Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet,
+    TakePile,
 )
 from canasta_conformance.spec import Spec, load_spec
 
@@ -180,7 +181,7 @@ class ReferenceEngine:
             raise Illegal("pile.take.initial-meld-groups", "further groups go with a take only when it makes the side's initial meld; meld them after taking")
         check_take_cards(state, top, action.cards)
         plan = plan_melds(
-            [*([_group(action.cards)] if action.cards else []), *action.melds],
+            [*([MeldGroup(action.cards)] if action.cards else []), *action.melds],
             rules, side_melds, self._opponent_ranks(state), extra=[(top.rank, top)],
         )
         if unmelded:
@@ -409,12 +410,6 @@ class ReferenceEngine:
         Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
         Decline: "_decline", NextHand: "_next_hand",
     }
-
-
-def _group(cards: Sequence[Card]):
-    from canasta_conformance.model import MeldGroup
-
-    return MeldGroup(tuple(cards))
 
 
 def is_frozen_for(state: HandState, side: int) -> bool:

@@ -27,8 +27,9 @@ def _cards(cards: Iterable[Card]) -> str:
     return " ".join(c.token for c in cards)
 
 
-def group_rank(group: MeldGroup, rules: Rules, side_melds: Mapping[str, list[Card]], opponent_ranks: set[str]) -> str:
-    """meld.same-rank, meld.no-wild-only: the rank a group is laid on."""
+def group_rank(group: MeldGroup, rules: Rules, side_melds: Mapping[str, list[Card]] | set[str], opponent_ranks: set[str]) -> str:
+    """meld.same-rank, meld.no-wild-only: the rank a group is laid on. A group without a natural
+    card names a meld of the side: one on the table, or one started in the same action."""
     naturals = {c.rank for c in group.cards if not rules.is_wild(c)}
     if len(naturals) > 1:
         raise Illegal("meld.same-rank", f"[{_cards(group.cards)}] mixes ranks {', '.join(sorted(naturals))}")
@@ -87,11 +88,15 @@ def plan_melds(
     by_rank: dict[str, list[Card]] = {}
     for rank, card in extra:
         by_rank.setdefault(rank, []).append(card)
+    if any(not group.cards for group in groups):
+        raise Malformed("a meld group holds no card")
+    wild_only = [g for g in groups if all(rules.is_wild(c) for c in g.cards)]
     for group in groups:
-        if not group.cards:
-            raise Malformed("a meld group holds no card")
-        rank = group_rank(group, rules, side_melds, opponent_ranks)
-        by_rank.setdefault(rank, []).extend(group.cards)
+        if not any(group is g for g in wild_only):
+            by_rank.setdefault(group_rank(group, rules, side_melds, opponent_ranks), []).extend(group.cards)
+    known = {*side_melds, *by_rank}
+    for group in wild_only:
+        by_rank.setdefault(group_rank(group, rules, known, opponent_ranks), []).extend(group.cards)
     result: dict[str, list[Card]] = {}
     new_ranks = set()
     for rank, cards in by_rank.items():
