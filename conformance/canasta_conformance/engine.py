@@ -78,6 +78,22 @@ class EngineLoadError(RuntimeError):
     pass
 
 
+class OperationUnsupported(Exception):
+    """Raised by an engine for an operation it does not implement (the JSON-lines transport
+    answers ``unsupported``). The harness reports the scenario as unsupported, not failed."""
+
+
+class EngineFault(RuntimeError):
+    """The engine misbehaved in a way the harness caught: a crash, a hang, an answer that breaks
+    the protocol, or an error the engine reported. ``details`` hold the evidence (for an engine
+    process: its traceback, the last messages both ways and its stderr)."""
+
+    def __init__(self, message: str, details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = tuple(details)
+
+
 EngineFactory = Callable[[], Engine]
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .diff import full_position_diff, position_diff, score_diff
-from .engine import Capabilities, DealSetup, Engine
+from .engine import Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
 from .model import Action, Outcome, format_action
 from .scenario import Scenario, Step
 
@@ -79,7 +79,8 @@ def run_scenario(scenario: Scenario, engine: Engine, capabilities: Capabilities 
     try:
         capabilities = capabilities or engine.capabilities()
     except Exception as error:  # noqa: BLE001 - an engine may raise anything
-        return result("error", f"capabilities() raised {error!r}", details=_traceback(error))
+        message, details = describe_error(error, "capabilities() raised")
+        return result("error", message, details=details)
     reason = unsupported_reason(scenario, capabilities)
     if reason:
         return result("unsupported", reason)
@@ -88,16 +89,30 @@ def run_scenario(scenario: Scenario, engine: Engine, capabilities: Capabilities 
             engine.deal(DealSetup(scenario.variant, dict(scenario.options), scenario.deal.dealer, scenario.deal.deck, scenario.deal.scores))  # type: ignore[attr-defined]
         else:
             engine.load(scenario.position)  # type: ignore[arg-type]
+    except OperationUnsupported as error:
+        return result("unsupported", f"the engine does not support {'deal' if scenario.deal else 'load'}: {error}")
     except Exception as error:  # noqa: BLE001
-        return result("error", f"the engine could not load the starting position: {error!r}", details=_traceback(error))
+        message, details = describe_error(error, "the engine could not load the starting position:")
+        return result("error", message, details=details)
     for step in scenario.steps:
         try:
             _run_step(step, engine)
         except StepFailure as failure:
             return result("failed", failure.message, step, failure.details)
+        except OperationUnsupported as error:
+            return result("unsupported", f"the engine does not support a step of this scenario: {error}", step)
         except Exception as error:  # noqa: BLE001
-            return result("error", f"the engine raised {error!r}", step, _traceback(error))
+            message, details = describe_error(error, "the engine raised")
+            return result("error", message, step, details)
     return result("passed")
+
+
+def describe_error(error: BaseException, prefix: str) -> tuple[str, tuple[str, ...]]:
+    """(message, details) of an engine's exception: an :class:`EngineFault` states itself and
+    carries its evidence; any other exception is shown with its type and traceback."""
+    if isinstance(error, EngineFault):
+        return error.message, error.details
+    return f"{prefix} {error!r}", _traceback(error)
 
 
 def _traceback(error: BaseException) -> tuple[str, ...]:

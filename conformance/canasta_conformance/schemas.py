@@ -35,9 +35,24 @@ def validator(name: str) -> jsonschema.Draft7Validator:
     return jsonschema.Draft7Validator(schema(name), registry=_registry())
 
 
+@cache
+def definition_validator(name: str, definition: str) -> jsonschema.Draft7Validator:
+    """A validator for one definition of ``spec/schema/<name>.schema.json`` (e.g. one protocol message)."""
+    if definition not in schema(name).get("definitions", {}):
+        raise KeyError(f"{name}.schema.json has no definition {definition!r}")
+    return jsonschema.Draft7Validator({"$ref": f"{name}.schema.json#/definitions/{definition}"}, registry=_registry())
+
+
 def schema_errors(name: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
     """Every schema violation of ``data``: (path inside the document, message)."""
     for error in sorted(validator(name).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        yield list(error.absolute_path), _message(error)
+
+
+def definition_errors(name: str, definition: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
+    """Like :func:`schema_errors`, against one definition of a schema file."""
+    errors = definition_validator(name, definition).iter_errors(data)
+    for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
         yield list(error.absolute_path), _message(error)
 
 

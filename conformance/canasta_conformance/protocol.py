@@ -1,0 +1,136 @@
+"""The JSON-lines engine protocol: the Python engine protocol as messages, one JSON object a line.
+
+The harness sends requests ``{"seq": <opaque>, "op": <operation>, ...}``; the engine answers each
+with one reply echoing ``seq``: the operation's result, ``{"unsupported": true, "message": ...}``
+or ``{"error": {"message": ...}}``. Every message is described by a definition of
+``spec/schema/protocol.schema.json``; docs/protocol.md explains the exchange. Unknown fields are
+ignored by both sides, so either side may add fields without breaking the other.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .cards import card
+from .engine import Capabilities, DealSetup
+from .schemas import definition_errors
+
+PROTOCOL_VERSION = 1
+
+#: every operation, in the order of a session
+OPERATIONS: tuple[str, ...] = ("handshake", "load", "deal", "apply", "observe", "score", "legal_actions", "stop")
+
+#: the definition of protocol.schema.json that describes the successful reply to each operation
+REPLY_DEFINITIONS: Mapping[str, str] = {
+    "handshake": "handshake_reply", "load": "ok_reply", "deal": "ok_reply", "apply": "outcome_reply",
+    "observe": "position_reply", "score": "score_reply", "legal_actions": "legal_actions_reply",
+}
+
+
+class ProtocolError(ValueError):
+    """A message that breaks the protocol: not JSON, not an object, or not what the schema says."""
+
+
+def encode(message: Mapping[str, Any]) -> str:
+    """One message as one line (no newline inside: JSON escapes them)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode(line: str) -> dict[str, Any]:
+    try:
+        message = json.loads(line)
+    except ValueError as error:
+        raise ProtocolError(f"not JSON ({error})") from None
+    if not isinstance(message, dict):
+        raise ProtocolError(f"a message is a JSON object, got {type(message).__name__}")
+    return message
+
+
+def reply_kind(reply: Mapping[str, Any]) -> str:
+    """``error``, ``unsupported`` or ``result``: an error wins over everything else in a reply."""
+    if "error" in reply:
+        return "error"
+    if reply.get("unsupported") is True:
+        return "unsupported"
+    return "result"
+
+
+def reply_definition(op: str, reply: Mapping[str, Any]) -> str:
+    kind = reply_kind(reply)
+    if kind == "result":
+        return REPLY_DEFINITIONS[op]
+    return f"{kind}_reply"
+
+
+def violations(definition: str, message: Any) -> list[str]:
+    """The schema violations of a message against a definition of protocol.schema.json."""
+    out = []
+    for path, text in definition_errors("protocol", definition, message):
+        where = ".".join(str(part) for part in path)
+        out.append(f"{where}: {text}" if where else text)
+    return out
+
+
+def request_violations(request: Mapping[str, Any]) -> list[str]:
+    return violations(f"{request.get('op')}_request", request)
+
+
+def reply_violations(op: str, reply: Mapping[str, Any]) -> list[str]:
+    return violations(reply_definition(op, reply), reply)
+
+
+def error_message(reply: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """(message, traceback lines) of an error reply, whatever shape the engine gave it."""
+    error = reply.get("error")
+    if isinstance(error, Mapping):
+        message = str(error.get("message", "")) or "(no message)"
+        trace = error.get("traceback")
+        return message, tuple(str(trace).rstrip().splitlines()) if trace else ()
+    return str(error), ()
+
+
+# --------------------------------------------------------------------------------------------
+# Capabilities and deals as JSON (positions, actions, outcomes and sheets have their own to_json)
+
+
+def _strings(value: Any, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Sequence) or isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise ProtocolError(f"engine.{key}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def capabilities_from_json(data: Any) -> Capabilities:
+    if not isinstance(data, Mapping):
+        raise ProtocolError(f"engine: expected an object, got {data!r}")
+    for key in ("name", "version"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise ProtocolError(f"engine.{key}: expected a non-empty string, got {data.get(key)!r}")
+    spec_version = data.get("spec_version")
+    return Capabilities(
+        name=data["name"], version=data["version"], variants=_strings(data.get("variants"), "variants"),
+        options=_strings(data.get("options"), "options"), features=_strings(data.get("features"), "features"),
+        spec_version=None if spec_version is None else str(spec_version),
+    )
+
+
+def deal_to_json(setup: DealSetup) -> dict[str, Any]:
+    return {
+        "variant": setup.variant, "options": dict(setup.options), "dealer": setup.dealer,
+        "deck": [c.token for c in setup.deck], "scores": list(setup.scores),
+    }
+
+
+def deal_from_json(data: Mapping[str, Any]) -> DealSetup:
+    try:
+        return DealSetup(
+            variant=str(data["variant"]), options=dict(data.get("options") or {}), dealer=int(data["dealer"]),
+            deck=tuple(card(token) for token in data["deck"]), scores=tuple(int(s) for s in data.get("scores") or ()),
+        )
+    except KeyError as missing:
+        raise ProtocolError(f"a deal request needs {missing.args[0]!r}") from None
+    except (TypeError, ValueError) as error:
+        raise ProtocolError(f"a malformed deal request: {error}") from None
