@@ -17,7 +17,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    if extra and args.command != "run":
+    if extra and args.command not in ("run", "known-failures"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return int(args.handler(args, extra) or 0)
 
@@ -35,9 +35,27 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run every scenario against an engine and print a summary by rule area. "
         "Arguments this command does not know are passed to pytest (e.g. -k, -x, -n 2, --junitxml).",
     )
-    run.add_argument("--engine", default=DEFAULT_ENGINE, metavar="MODULE:FACTORY", help=f"the engine under test (default: {DEFAULT_ENGINE})")
-    run.add_argument("--scenarios", type=Path, default=None, metavar="PATH", help="scenario files or folder (default: the installed corpus)")
+    _engine_arguments(run)
     run.set_defaults(handler=_run)
+
+    serve = commands.add_parser(
+        "serve", help="answer the JSON-lines engine protocol on stdin/stdout with a Python engine (default: the reference engine)",
+        description="Put a Python engine behind the JSON-lines protocol (docs/protocol.md): read one request per line "
+        "on stdin, write one reply per line on stdout, until 'stop' or the end of input.",
+    )
+    serve.add_argument("--engine", default=DEFAULT_ENGINE, metavar="MODULE:FACTORY", help=f"the engine to serve (default: {DEFAULT_ENGINE})")
+    serve.set_defaults(handler=_serve)
+
+    known = commands.add_parser("known-failures", help="keep an engine's file of known failures (scenario id -> reason)")
+    known_actions = known.add_subparsers(dest="action", metavar="ACTION", required=True)
+    write = known_actions.add_parser(
+        "write", help="run the suite and write the failing scenarios to FILE, keeping the reasons already there",
+        description="Run the suite against an engine and write FILE: every failing scenario with a reason (reasons "
+        "already in FILE are kept; entries that now pass are removed). Extra arguments go to pytest.",
+    )
+    write.add_argument("file", type=Path, metavar="FILE", help="the YAML file to write (e.g. known-failures.yaml)")
+    _engine_arguments(write)
+    write.set_defaults(handler=_write_known_failures)
 
     validate = commands.add_parser("validate", help="check the spec and scenario files; report every problem as file:line: path: message")
     validate.add_argument("paths", nargs="*", type=Path, help="scenario files or folders (default: the installed corpus)")
@@ -78,13 +96,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _engine_arguments(parser: argparse.ArgumentParser) -> None:
+    engine = parser.add_mutually_exclusive_group()
+    engine.add_argument("--engine", default=None, metavar="MODULE:FACTORY", help=f"the engine under test, in Python (default: {DEFAULT_ENGINE})")
+    engine.add_argument(
+        "--engine-cmd", default=None, metavar="COMMAND",
+        help="the engine under test: a program speaking the JSON-lines protocol (docs/protocol.md), e.g. 'node engine.js'",
+    )
+    parser.add_argument("--scenarios", type=Path, default=None, metavar="PATH", help="scenario files or folder (default: the installed corpus)")
+
+
+def _pytest_args(args: argparse.Namespace, extra: list[str]) -> list[str]:
+    target = str(args.scenarios) if args.scenarios else str(scenarios_dir())
+    engine = ["--canasta-engine-cmd", args.engine_cmd] if args.engine_cmd else ["--canasta-engine", args.engine or DEFAULT_ENGINE]
+    return [target, *engine, "-p", "no:cacheprovider", "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning", *extra]
+
+
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
     import pytest
 
-    target = str(args.scenarios) if args.scenarios else str(scenarios_dir())
-    pytest_args = [target, "--canasta-engine", args.engine, "-p", "no:cacheprovider", "-q", "-rfE",
-                   "-W", "ignore::pytest.PytestAssertRewriteWarning", *extra]
-    return int(pytest.main(pytest_args))
+    return int(pytest.main(_pytest_args(args, extra)))
+
+
+def _serve(args: argparse.Namespace, extra: list[str]) -> int:
+    from .engine import EngineLoadError, resolve_factory
+    from .server import serve
+
+    try:
+        engine = resolve_factory(args.engine)()
+    except EngineLoadError as error:
+        print(f"canasta serve: {error}", file=sys.stderr)
+        return 2
+    protocol_out, sys.stdout = sys.stdout, sys.stderr  # a stray print() of the engine must not break the protocol
+    try:
+        return serve(engine, sys.stdin, protocol_out)
+    finally:
+        sys.stdout = protocol_out
+
+
+def _write_known_failures(args: argparse.Namespace, extra: list[str]) -> int:
+    import pytest
+
+    code = int(pytest.main([*_pytest_args(args, extra), "--canasta-write-known-failures", str(args.file)]))
+    # failing scenarios are what this command is for: only a broken run is an error
+    return 0 if code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) else code
 
 
 def _validate(args: argparse.Namespace, extra: list[str]) -> int:

@@ -7,31 +7,49 @@ every other YAML file is left alone. ``pytest --canasta`` adds the installed sce
 from __future__ import annotations
 
 import shlex
-from collections import Counter, defaultdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from . import __version__
+from .collector import KNOWN_FAILURE_PROPERTY, STATUS_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
 from .data import scenarios_dir, spec_dir
-from .engine import DEFAULT_ENGINE, EngineLoadError
+from .engine import DEFAULT_ENGINE, Capabilities, EngineLoadError
 from .harness import EngineSession
+from .known_failures import KnownFailuresError, load_known_failures
+from .protocol import PROTOCOL_VERSION
+from .report import counts_by_area, shown_statuses
 from .runner import Result
 from .scenario import Scenario, ScenarioError, is_scenario_file, load_scenario
 from .spec import Spec, SpecError, load_spec
+from .subprocess_engine import DEFAULT_TIMEOUT, SubprocessEngine
 from .yamlio import YamlError, read_yaml
 
 _SESSION_KEY = pytest.StashKey["CanastaState"]()
-STATUS_PROPERTY = "canasta_status"
+_COLLECTOR_KEY = pytest.StashKey[ResultCollector]()
 
 
 class CanastaState:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.engine_spec: str = config.getoption("canasta_engine") or config.getini("canasta_engine") or DEFAULT_ENGINE
+        self.engine_cmd: str | None = config.getoption("canasta_engine_cmd") or config.getini("canasta_engine_cmd") or None
+        if self.engine_cmd and config.getoption("canasta_engine"):
+            raise pytest.UsageError("give the engine under test as --canasta-engine (Python) or --canasta-engine-cmd (a program), not both")
+        self.timeout: float = config.getoption("canasta_timeout")
+        self.check_protocol: bool = config.getoption("canasta_check_protocol")
+        self.known_failures_file: str | None = config.getoption("canasta_known_failures")
+        self.known_failures: dict[str, str] = {}
+        if self.known_failures_file:
+            try:
+                self.known_failures = load_known_failures(Path(self.known_failures_file))
+            except KnownFailuresError as error:
+                raise pytest.UsageError(f"--canasta-known-failures: the file does not load:\n{error}") from None
         self._spec: Spec | None = None
         self._session: EngineSession | None = None
-        self.results: list[tuple[str, tuple[str, ...], str]] = []  # (scenario, areas, status)
+        self._header_capabilities: Capabilities | None = None
 
     @property
     def spec(self) -> Spec:
@@ -40,15 +58,65 @@ class CanastaState:
         return self._spec
 
     @property
+    def engine_label(self) -> str:
+        return self.engine_cmd or self.engine_spec
+
+    @property
     def session(self) -> EngineSession:
         if self._session is None:
-            self._session = EngineSession.from_spec(self.engine_spec)
+            if self.engine_cmd:
+                factory = partial(SubprocessEngine, self.engine_cmd, timeout=self.timeout, check_protocol=self.check_protocol)
+                self._session = EngineSession(factory, self.engine_cmd)  # type: ignore[arg-type]
+            else:
+                self._session = EngineSession.from_spec(self.engine_spec)
         return self._session
+
+    def known_capabilities(self) -> Capabilities | None:
+        """The engine's capabilities if this process has started it (never starts it)."""
+        session = self._session
+        if self._header_capabilities is not None:
+            return self._header_capabilities
+        if session is None or not session.started:
+            return None
+        try:
+            return session.capabilities
+        except Exception:  # noqa: BLE001
+            return None
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+    def report_header(self, worker_engines: list[Any]) -> dict[str, Any]:
+        """The header of the JSON report and the matrix: engine, spec, protocol and options."""
+        caps = self.known_capabilities()
+        engine: dict[str, Any] = dict(caps.to_json() if caps else (worker_engines[0] if worker_engines else {}))
+        engine.update(command=self.engine_cmd, factory=None if self.engine_cmd else self.engine_spec)
+        try:
+            spec: dict[str, Any] = {"name": self.spec.name, "version": self.spec.version}
+        except SpecError:
+            spec = {"name": None, "version": None}
+        return {
+            "engine": engine, "spec": spec, "protocol": PROTOCOL_VERSION if self.engine_cmd else None,
+            "harness": {"name": "canasta-rules", "version": __version__},
+            "options": {
+                "timeout": self.timeout if self.engine_cmd else None, "check_protocol": self.check_protocol,
+                "known_failures": self.known_failures_file,
+            },
+        }
 
     def rerun_command(self, path: Path) -> str:
         parts = ["pytest", str(path)]
-        if self.engine_spec != DEFAULT_ENGINE:
+        if self.engine_cmd:
+            parts += ["--canasta-engine-cmd", self.engine_cmd]
+            if self.timeout != DEFAULT_TIMEOUT:
+                parts += ["--canasta-timeout", f"{self.timeout:g}"]
+            if self.check_protocol:
+                parts.append("--canasta-check-protocol")
+        elif self.engine_spec != DEFAULT_ENGINE:
             parts += ["--canasta-engine", self.engine_spec]
+        if self.known_failures_file:
+            parts += ["--canasta-known-failures", self.known_failures_file]
         return shlex.join(parts)
 
 
@@ -59,11 +127,43 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--canasta-engine", metavar="MODULE:FACTORY", default=None,
         help=f"the engine under test: a zero-argument factory (default: {DEFAULT_ENGINE}, the reference engine)",
     )
+    group.addoption(
+        "--canasta-engine-cmd", metavar="COMMAND", default=None,
+        help="the engine under test: a program speaking the JSON-lines protocol on stdin/stdout "
+        "(one process per xdist worker, restarted after an error; see docs/protocol.md)",
+    )
+    group.addoption(
+        "--canasta-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT,
+        help=f"how long an engine program may take to answer one request (default: {DEFAULT_TIMEOUT:g})",
+    )
+    group.addoption(
+        "--canasta-check-protocol", action="store_true",
+        help="validate every message to and from the engine program against spec/schema/protocol.schema.json; "
+        "a violation is an error of the scenario",
+    )
+    group.addoption(
+        "--canasta-known-failures", metavar="FILE", default=None,
+        help="YAML of scenario ids the engine is expected to fail, with reasons: reported as xfail; "
+        "a listed scenario that passes fails the run",
+    )
+    group.addoption(
+        "--canasta-write-known-failures", metavar="FILE", default=None,
+        help="after the run, write the failing scenarios to FILE (reasons already in FILE are kept)",
+    )
+    group.addoption("--canasta-report", metavar="FILE.json", default=None, help="write a JSON report of every scenario's result")
+    group.addoption(
+        "--canasta-matrix", metavar="FILE.md", default=None,
+        help="write a Markdown conformance matrix: rule areas x results, and the failing rules of each area",
+    )
     parser.addini("canasta_engine", "the engine under test (MODULE:FACTORY)", default="")
+    parser.addini("canasta_engine_cmd", "the engine under test: a program speaking the JSON-lines protocol", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_SESSION_KEY] = CanastaState(config)
+    state = config.stash[_SESSION_KEY] = CanastaState(config)
+    if not hasattr(config, "workerinput"):  # the process that reports: serial, or the xdist controller
+        collector = config.stash[_COLLECTOR_KEY] = ResultCollector(config, state.report_header)
+        config.pluginmanager.register(collector, "canasta-results")
     for area in _areas():
         config.addinivalue_line("markers", f"canasta_{area}: Canasta scenarios of rule area {area!r}")
     config.addinivalue_line("markers", "canasta: every Canasta scenario")
@@ -85,7 +185,7 @@ def _areas() -> list[str]:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    if not (config.getoption("canasta") or config.getoption("canasta_engine")):
+    if not (config.getoption("canasta") or config.getoption("canasta_engine") or config.getoption("canasta_engine_cmd")):
         return []
     return [_header_line(config)]
 
@@ -93,10 +193,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def _header_line(config: pytest.Config) -> str:
     state: CanastaState = config.stash[_SESSION_KEY]
     try:
-        caps = state.session.capabilities
-        engine = f"{caps.name} {caps.version} ({state.engine_spec})"
+        caps = state._header_capabilities = state.session.capabilities
+        engine = f"{caps.name} {caps.version} ({state.engine_label})"
     except Exception as error:  # noqa: BLE001
-        engine = f"{state.engine_spec} (cannot start: {error})"
+        engine = f"{state.engine_label} (cannot start: {error})"
+    if config.pluginmanager.has_plugin("dsession"):
+        state.close()  # an xdist controller runs no scenario: each worker starts its own engine
     try:
         spec = f"{state.spec.name} {state.spec.version}"
     except SpecError:
@@ -132,6 +234,10 @@ class ScenarioFile(pytest.File):
         for area in scenario.rule_areas:
             item.add_marker(f"canasta_{area}")
         item.extra_keyword_matches.update(scenario.rules)
+        reason = state.known_failures.get(scenario.id)
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(reason=f"known failure: {reason}", strict=True))
+            item.user_properties.append((KNOWN_FAILURE_PROPERTY, reason))
         yield item
 
 
@@ -176,12 +282,26 @@ class ScenarioItem(pytest.Item):
         except EngineLoadError as error:
             self.user_properties.append((STATUS_PROPERTY, "error"))
             raise pytest.UsageError(str(error)) from None
-        self.user_properties.append((STATUS_PROPERTY, result.status))
-        self.user_properties.append(("canasta_seconds", round(result.seconds, 6)))
+        self._record(result)
         if result.status == "unsupported":
             pytest.skip(f"unsupported: {result.message}")
         if result.status != "passed":
             raise ScenarioFailed(result)
+
+    def _record(self, result: Result) -> None:
+        """The result as user properties: they reach the xdist controller, the reports and JUnit."""
+        self.user_properties += [
+            ("canasta_id", self.scenario.id), ("canasta_rules", ",".join(self.scenario.rules)),
+            (STATUS_PROPERTY, result.status), ("canasta_seconds", round(result.seconds, 6)),
+        ]
+        if result.status != "passed":
+            self.user_properties.append(("canasta_message", result.message))
+        if result.step is not None:
+            self.user_properties.append(("canasta_step", result.step + 1))
+            if result.action:
+                self.user_properties.append(("canasta_action", result.action))
+        if result.details and result.status in ("failed", "error"):
+            self.user_properties.append(("canasta_details", "\n".join(result.details)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if not isinstance(excinfo.value, ScenarioFailed):
@@ -202,28 +322,34 @@ class ScenarioItem(pytest.Item):
         return self.path, 0, f"scenario {self.scenario.id}"
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    workeroutput = getattr(config, "workeroutput", None)
+    caps = config.stash[_SESSION_KEY].known_capabilities()
+    if workeroutput is not None and caps is not None:
+        workeroutput[WORKER_ENGINE_KEY] = caps.to_json()  # for the controller's report header
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_SESSION_KEY, None)
+    if state is not None:
+        state.close()  # stop an engine process cleanly
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    by_area: dict[str, Counter[str]] = defaultdict(Counter)
-    totals: Counter[str] = Counter()
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            if not isinstance(report, pytest.TestReport):
-                continue
-            props = dict(report.user_properties)
-            status = props.get(STATUS_PROPERTY)
-            if status is None or (report.when != "call" and not (report.when == "setup" and status == "error")):
-                continue
-            totals[status] += 1
-            for area in (props.get("canasta_areas") or "(file)").split(","):
-                by_area[area][status] += 1
+    collector = config.stash.get(_COLLECTOR_KEY, None)
+    if collector is None:
+        return
+    for line in collector.written:
+        terminalreporter.write_line(line)
+    by_area, totals = counts_by_area(collector.entries.values())
     if not totals:
         return
-    columns = ("passed", "failed", "error", "unsupported")
+    columns = shown_statuses(totals)
     terminalreporter.section("Canasta conformance by rule area")
     terminalreporter.write_line(f"{'area':<12}" + "".join(f"{c:>13}" for c in columns))
-    for area in sorted(by_area):
-        counts = by_area[area]
+    for area, counts in by_area.items():
         terminalreporter.write_line(f"{area:<12}" + "".join(f"{counts[c]:>13}" for c in columns))
     terminalreporter.write_line(
         f"{'scenarios':<12}" + "".join(f"{totals[c]:>13}" for c in columns)
