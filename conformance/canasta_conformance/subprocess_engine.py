@@ -27,6 +27,8 @@ from .protocol import (
 )
 
 DEFAULT_TIMEOUT = 10.0
+#: the handshake may take at least this long, whatever the per-request timeout (programs start slowly)
+STARTUP_TIMEOUT = 10.0
 TRANSCRIPT_LINES = 10  # per direction
 LINE_CHARS = 400  # longer transcript lines are shortened
 T = TypeVar("T")
@@ -73,7 +75,8 @@ class SubprocessEngine:
 
     ``command`` is a shell-like string (split with :func:`shlex.split`, no shell involved) or an
     argument list. Raises :class:`EngineLoadError` if the program cannot be started at all and
-    :class:`EngineFault` if it starts but fails the handshake.
+    :class:`EngineFault` if it starts but fails the handshake. ``timeout`` bounds each reply; the
+    handshake may take ``max(timeout, STARTUP_TIMEOUT)``.
     """
 
     def __init__(
@@ -219,6 +222,7 @@ class SubprocessEngine:
             raise self._fault(f"the handshake reply is malformed: {error}", kill=True) from None
 
     def _call(self, op: str, **fields: Any) -> dict[str, Any]:
+        timeout = max(self.timeout, STARTUP_TIMEOUT) if op == "handshake" else self.timeout
         self._op = op
         seq = next(self._seq)
         request = {"seq": seq, "op": op, **fields}
@@ -235,9 +239,9 @@ class SubprocessEngine:
         except (OSError, ValueError):
             raise self._crashed() from None
         try:
-            raw = self._reader.read_line(self.timeout)
+            raw = self._reader.read_line(timeout)
         except ReplyTimeout:
-            raise self._fault(f"the engine did not answer {op} within {self.timeout:g} s (killed)", kill=True) from None
+            raise self._fault(f"the engine did not answer {op} within {timeout:g} s (killed)", kill=True) from None
         if raw is None:
             raise self._crashed()
         answer = raw.decode("utf-8", "replace")
