@@ -255,7 +255,7 @@ class BrokenScenarioItem(pytest.Item):
         self.problems = problems
 
     def setup(self) -> None:
-        self.user_properties.append((STATUS_PROPERTY, "error"))
+        self.user_properties += [("canasta_id", self.name), (STATUS_PROPERTY, "error")]
         pytest.fail(
             f"invalid scenario file:\n{self.problems}\n\ncheck it with: canasta validate {shlex.quote(str(self.path))}",
             pytrace=False,
