@@ -164,6 +164,7 @@ class Position:
     options: Mapping[str, Any] = field(default_factory=dict)
     facts: TurnFacts = TurnFacts()
     ended: HandEnd | None = None
+    hand_number: int = 1  # hands of the game so far, this one included
 
     @property
     def players(self) -> int:
@@ -222,6 +223,7 @@ class Position:
             "scores": list(self.scores),
             "facts": self.facts.to_json(),
             "ended": self.ended.to_json() if self.ended else None,
+            "hand_number": self.hand_number,
         }
 
     @classmethod
@@ -257,6 +259,7 @@ class Position:
             scores=tuple(int(s) for s in scores),
             facts=TurnFacts.from_json(data.get("facts"), f"{path}.facts"),
             ended=HandEnd.from_json(ended, f"{path}.ended") if ended else None,
+            hand_number=int(data.get("hand_number", 1)),
         )
 
 

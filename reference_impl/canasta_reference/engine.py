@@ -297,7 +297,9 @@ class ReferenceEngine:
         cumulative = [side.cumulative for side in sheet.sides]
         dealer = (state.dealer + 1) % state.rules.players  # setup.dealer.rotation
         try:
-            new_state = deal_hand(state.rules, state.variant, state.options, action.deck, dealer, cumulative)
+            new_state = deal_hand(
+                state.rules, state.variant, state.options, action.deck, dealer, cumulative, state.hand_number + 1
+            )
         except ValueError as error:
             raise Malformed(str(error)) from None
 

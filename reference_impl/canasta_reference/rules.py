@@ -63,6 +63,8 @@ class Rules:
     end_of_stock: str
     forced_take: bool
     game_target: int
+    max_hands: int | None
+    tie: str
 
     @classmethod
     def from_parameters(cls, p: Mapping[str, Any]) -> Rules:
@@ -94,6 +96,7 @@ class Rules:
             concealed_extra_bonus=p["going_out.concealed_extra_bonus"], ask_partner=p["going_out.ask_partner"] == "optional",
             concealed_if_partner_melded=p["going_out.concealed_if_partner_melded"],
             end_of_stock=p["end_of_stock.mode"], forced_take=p["end_of_stock.forced_take"], game_target=p["game.target"],
+            max_hands=p["game.max_hands"], tie=p["game.tie"],
         )
 
     # --- card facts --------------------------------------------------------------------------

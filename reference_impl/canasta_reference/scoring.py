@@ -26,19 +26,22 @@ def score_hand(state: HandState) -> ScoreSheet:
         in_hand = -sum(rules.value(c) * n for seat in state.seats_of(side) for c, n in state.hands[seat].items())  # score.cards-in-hand
         total = canastas + red_threes + going_out + melded + in_hand  # score.structure
         sheets.append(SideScore(canastas, red_threes, going_out, melded, in_hand, total, state.scores[side] + total))
-    return ScoreSheet(tuple(sheets), *game_result([s.cumulative for s in sheets], rules.game_target))
+    return ScoreSheet(tuple(sheets), *game_result([s.cumulative for s in sheets], state))
 
 
-def game_result(cumulative: list[int], target: int) -> tuple[bool, int | None]:
-    """game.target, game.final-hand-played-out, game.higher-total-wins, game.tie: the game ends
-    after the hand in which a side reaches the target; the higher total wins; a tie at the top
-    plays another hand."""
+def game_result(cumulative: list[int], state: HandState) -> tuple[bool, int | None]:
+    """game.target, game.final-hand-played-out, game.rounds-limit, game.higher-total-wins,
+    game.tie: the game ends after the hand in which a side reaches the target (or after the
+    variant's last hand); the higher total wins; a tie at the top plays another hand, or is a
+    draw (no winner) where the variant says so."""
+    rules = state.rules
     best = max(cumulative)
-    if best < target:
+    last_hand = rules.max_hands is not None and state.hand_number >= rules.max_hands
+    if best < rules.game_target and not last_hand:
         return False, None
     leaders = [side for side, score in enumerate(cumulative) if score == best]
     if len(leaders) > 1:
-        return False, None
+        return (True, None) if rules.tie == "draw" else (False, None)
     return True, leaders[0]
 
 

@@ -29,7 +29,8 @@ def upcard_is_covered(card: Card, rules: Rules) -> bool:
 
 
 def deal_hand(
-    rules: Rules, variant: str, options: dict, deck: Sequence[Card], dealer: int, scores: Sequence[int] = ()
+    rules: Rules, variant: str, options: dict, deck: Sequence[Card], dealer: int, scores: Sequence[int] = (),
+    hand_number: int = 1,
 ) -> HandState:
     if rules.first_player != "dealer_left":
         raise ValueError("a deal from a deck order needs deal.first_player = dealer_left")
@@ -61,5 +62,5 @@ def deal_hand(
     return HandState(
         rules=rules, variant=variant, options=dict(options), hands=hands, melds=[{} for _ in range(rules.sides)],
         red_threes=red_threes, pile=pile, stock=stock, turn=order[0], phase="draw", dealer=dealer,
-        scores=list(scores) or [0] * rules.sides,
+        scores=list(scores) or [0] * rules.sides, hand_number=hand_number,
     )

@@ -31,6 +31,7 @@ class HandState:
     took_pile: bool = False
     question: str | None = None
     ended: HandEnd | None = None
+    hand_number: int = 1
 
     # --- seats and sides ------------------------------------------------------------------------
     def side_of(self, seat: int) -> int:
@@ -86,7 +87,7 @@ class HandState:
             dealer=position.dealer, scores=list(position.scores) or [0] * rules.sides,
             melded_seats=set(facts.melded_seats), melded_ranks=set(facts.melded_ranks),
             new_ranks=set(facts.new_ranks), took_pile=facts.took_pile, question=facts.question,
-            ended=position.ended,
+            ended=position.ended, hand_number=position.hand_number,
         )
 
     def to_position(self) -> Position:
@@ -101,5 +102,5 @@ class HandState:
                 melded_seats=tuple(sorted(self.melded_seats)), melded_ranks=tuple(sorted(self.melded_ranks)),
                 new_ranks=tuple(sorted(self.new_ranks)), took_pile=self.took_pile, question=self.question,  # type: ignore[arg-type]
             ),
-            ended=self.ended,
+            ended=self.ended, hand_number=self.hand_number,
         ).normalized()
