@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from canasta_conformance.cards import Card
+from canasta_conformance.cards import RED_SUITS, Card
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Rules:
     draw_count: int
     red_three_bonus: int
     red_three_all_four_total: int
+    red_three_doubled_from: int
     red_three_negative_without_meld: bool
     red_three_last_stock_card: str
     black_three_effect: str
@@ -80,6 +81,7 @@ class Rules:
             first_player=p["deal.first_player"], upcard_enabled=p["upcard.enabled"],
             upcard_cover=frozenset(p["upcard.cover"]), draw_count=p["draw.count"],
             red_three_bonus=p["red_three.bonus"], red_three_all_four_total=p["red_three.all_four_total"],
+            red_three_doubled_from=p["red_three.doubled_from_count"],
             red_three_negative_without_meld=p["red_three.negative_without_meld"],
             red_three_last_stock_card=p["red_three.last_stock_card"],
             black_three_effect=p["black_three.discard_effect"],
@@ -122,5 +124,6 @@ class Rules:
         return minimum
 
     @property
-    def red_threes_in_deck(self) -> int:
-        return 2 * self.packs
+    def all_four(self) -> int:
+        """"All four red threes" (red3.all-four): the red threes of the standard two packs."""
+        return len(RED_SUITS) * 2

@@ -46,12 +46,18 @@ def game_result(cumulative: list[int], state: HandState) -> tuple[bool, int | No
 
 
 def red_three_score(state: HandState, side: int) -> int:
-    """score.red-threes: 100 each, all four together 800, minus for a side that has not melded."""
+    """score.red-threes: 100 each, all four together 800 (with more packs: each counts double from
+    red_three.doubled_from_count on), minus for a side that has not melded."""
     rules = state.rules
     count = len(state.red_threes[side])
     if count == 0:
         return 0
-    value = rules.red_three_all_four_total if count == rules.red_threes_in_deck else count * rules.red_three_bonus
+    if count == rules.all_four:
+        value = rules.red_three_all_four_total
+    elif count >= rules.red_three_doubled_from:
+        value = count * rules.red_three_bonus * 2
+    else:
+        value = count * rules.red_three_bonus
     if rules.red_three_negative_without_meld and not state.melds[side]:
         return -value
     return value
