@@ -48,6 +48,8 @@ class DealSetup:
     dealer: int
     deck: tuple
     scores: tuple[int, ...] = field(default=())
+    #: the first player, for variants that choose it at random (deal.first_player: random)
+    first_player: int | None = None
 
 
 @runtime_checkable

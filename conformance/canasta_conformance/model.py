@@ -378,10 +378,14 @@ class NextHand:
     rotates and the cumulative scores carry over."""
 
     deck: tuple[Card, ...]
+    first_player: int | None = None  # for variants that choose the first player at random
     type: Literal["next_hand"] = "next_hand"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "next_hand", "deck": _tokens(self.deck)}
+        out: dict[str, Any] = {"type": "next_hand", "deck": _tokens(self.deck)}
+        if self.first_player is not None:
+            out["first_player"] = self.first_player
+        return out
 
 
 Action: TypeAlias = Draw | TakePile | Meld | Discard | Ask | Answer | Decline | NextHand
@@ -412,7 +416,8 @@ def action_from_json(data: Any, path: str = "action") -> Action:
     if kind == "decline":
         return Decline()
     if kind == "next_hand":
-        return NextHand(_cards(data.get("deck", ()), f"{path}.deck"))
+        first = data.get("first_player")
+        return NextHand(_cards(data.get("deck", ()), f"{path}.deck"), None if first is None else int(first))
     raise FormatError(f"{kind!r} is not an action type ({', '.join(ACTION_TYPES)})", f"{path}.type")
 
 

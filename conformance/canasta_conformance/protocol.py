@@ -121,6 +121,7 @@ def deal_to_json(setup: DealSetup) -> dict[str, Any]:
     return {
         "variant": setup.variant, "options": dict(setup.options), "dealer": setup.dealer,
         "deck": [c.token for c in setup.deck], "scores": list(setup.scores),
+        **({"first_player": setup.first_player} if setup.first_player is not None else {}),
     }
 
 
@@ -129,6 +130,7 @@ def deal_from_json(data: Mapping[str, Any]) -> DealSetup:
         return DealSetup(
             variant=str(data["variant"]), options=dict(data.get("options") or {}), dealer=int(data["dealer"]),
             deck=tuple(card(token) for token in data["deck"]), scores=tuple(int(s) for s in data.get("scores") or ()),
+            first_player=None if data.get("first_player") is None else int(data["first_player"]),
         )
     except KeyError as missing:
         raise ProtocolError(f"a deal request needs {missing.args[0]!r}") from None

@@ -18,13 +18,14 @@ RECORD_FORMAT = "canasta-game-record"
 class HandRecord:
     dealer: int
     deck: tuple[Card, ...]
+    first_player: int | None = None
     actions: list[Action] = field(default_factory=list)
     final: Position | None = None
     score: ScoreSheet | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "dealer": self.dealer, "deck": [c.token for c in self.deck],
+            "dealer": self.dealer, "deck": [c.token for c in self.deck], "first_player": self.first_player,
             "actions": [a.to_json() for a in self.actions],
             "final": self.final.to_json() if self.final else None,
             "score": self.score.to_json() if self.score else None,
@@ -61,7 +62,7 @@ class GameRecord:
             actions = [action_from_json(a, f"hands[{index}].actions[{i}]") for i, a in enumerate(hand["actions"])]
             final = Position.from_json(hand["final"]) if hand.get("final") else None
             score = ScoreSheet.from_json(hand["score"]) if hand.get("score") else None
-            record.hands.append(HandRecord(int(hand["dealer"]), deck, actions, final, score))
+            record.hands.append(HandRecord(int(hand["dealer"]), deck, hand.get("first_player"), actions, final, score))
         return record
 
 
@@ -75,9 +76,9 @@ def replay(record: GameRecord, engine: Engine) -> int:
     actions = 0
     for number, hand in enumerate(record.hands, 1):
         if number == 1:
-            engine.deal(DealSetup(record.variant, dict(record.options), hand.dealer, hand.deck))  # type: ignore[attr-defined]
+            engine.deal(DealSetup(record.variant, dict(record.options), hand.dealer, hand.deck, (), hand.first_player))  # type: ignore[attr-defined]
         else:
-            outcome = engine.apply(NextHand(hand.deck))
+            outcome = engine.apply(NextHand(hand.deck, hand.first_player))
             if not outcome.accepted:
                 raise ReplayError(f"hand {number}: the engine refused to deal the next hand: {outcome}")
         for index, action in enumerate(hand.actions, 1):

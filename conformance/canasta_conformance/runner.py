@@ -86,7 +86,7 @@ def run_scenario(scenario: Scenario, engine: Engine, capabilities: Capabilities 
         return result("unsupported", reason)
     try:
         if scenario.deal is not None:
-            engine.deal(DealSetup(scenario.variant, dict(scenario.options), scenario.deal.dealer, scenario.deal.deck, scenario.deal.scores))  # type: ignore[attr-defined]
+            engine.deal(DealSetup(scenario.variant, dict(scenario.options), scenario.deal.dealer, scenario.deal.deck, scenario.deal.scores, scenario.deal.first_player))  # type: ignore[attr-defined]
         else:
             engine.load(scenario.position)  # type: ignore[arg-type]
     except OperationUnsupported as error:

@@ -60,6 +60,7 @@ class Deal:
     dealer: int
     deck: tuple[Card, ...]
     scores: tuple[int, ...] = ()
+    first_player: int | None = None
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,10 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
             position = Position.from_json(raw)
         else:
             raw_deal = data["deal"]
-            deal = Deal(int(raw_deal["dealer"]), parse_cards(raw_deal["deck"], "deal.deck"), tuple(raw_deal.get("scores", ())))
+            deal = Deal(
+                int(raw_deal["dealer"]), parse_cards(raw_deal["deck"], "deal.deck"), tuple(raw_deal.get("scores", ())),
+                raw_deal.get("first_player"),
+            )
     except FormatError as error:
         problem(parse_path(error.path), error.message)
 
@@ -292,5 +296,9 @@ def deal_problems(deal: Deal, params: Mapping[str, Any]) -> Iterator[tuple[list[
     needed = params["players"] * params["deal.hand_size"] + 1
     if len(deal.deck) < needed:
         yield ["deck"], f"the deal needs at least {needed} cards, the deck has {len(deal.deck)}"
+    if params["deal.first_player"] == "random" and deal.first_player is None:
+        yield ["deal"], "this variant chooses the first player at random: the deal names first_player"
+    if deal.first_player is not None and not 0 <= deal.first_player < params["players"]:
+        yield ["deal", "first_player"], f"seat {deal.first_player} does not exist with {params['players']} players"
     if deal.scores and len(deal.scores) != params["sides"]:
         yield ["scores"], f"the variant has {params['sides']} sides but scores has {len(deal.scores)} entries"

@@ -26,7 +26,7 @@ from .going_out import can_go_out
 from .melds import MeldPlan, check_in_hand, count, plan_melds, remove_from_hand
 from .rules import Rules
 from .scoring import score_hand
-from .setup import deal_hand
+from .setup import deal_hand, expose_red_threes
 from .state import HandState
 
 Commit = Callable[[], None]
@@ -71,7 +71,9 @@ class ReferenceEngine:
     def deal(self, setup: DealSetup) -> None:
         """Start a hand from an explicit deck order (top first)."""
         rules = self.rules_for(setup.variant, dict(setup.options))
-        self.state = deal_hand(rules, setup.variant, setup.options, setup.deck, setup.dealer, setup.scores)
+        self.state = deal_hand(
+            rules, setup.variant, setup.options, setup.deck, setup.dealer, setup.scores, first_player=setup.first_player
+        )
 
     def observe(self) -> Position:
         return self._state.to_position()
@@ -298,7 +300,8 @@ class ReferenceEngine:
         dealer = (state.dealer + 1) % state.rules.players  # setup.dealer.rotation
         try:
             new_state = deal_hand(
-                state.rules, state.variant, state.options, action.deck, dealer, cumulative, state.hand_number + 1
+                state.rules, state.variant, state.options, action.deck, dealer, cumulative, state.hand_number + 1,
+                action.first_player,
             )
         except ValueError as error:
             raise Malformed(str(error)) from None
@@ -407,6 +410,8 @@ class ReferenceEngine:
             return
         state.turn = (state.turn + 1) % state.rules.players
         state.phase = "draw"
+        if state.rules.red_three_dealt_timing == "first_turn":
+            expose_red_threes(state, state.turn)  # dealt red threes, on the holder's first turn
 
     _handlers: dict[type, str] = {
         Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",

@@ -37,6 +37,7 @@ class Rules:
     red_three_all_four_total: int
     red_three_doubled_from: int
     red_three_negative_without_meld: bool
+    red_three_dealt_timing: str
     red_three_last_stock_card: str
     black_three_effect: str
     black_three_meld_only_going_out: bool
@@ -83,6 +84,7 @@ class Rules:
             red_three_bonus=p["red_three.bonus"], red_three_all_four_total=p["red_three.all_four_total"],
             red_three_doubled_from=p["red_three.doubled_from_count"],
             red_three_negative_without_meld=p["red_three.negative_without_meld"],
+            red_three_dealt_timing=p["red_three.dealt_timing"],
             red_three_last_stock_card=p["red_three.last_stock_card"],
             black_three_effect=p["black_three.discard_effect"],
             black_three_meld_only_going_out=p["black_three.meld_only_going_out"],

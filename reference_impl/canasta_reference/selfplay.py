@@ -119,11 +119,12 @@ def play_game(
     for number in range(max_hands):
         deck = full_deck(rules.packs, rules.jokers)
         rng.shuffle(deck)
-        hand = HandRecord(dealer if number == 0 else (dealer + number) % rules.players, tuple(deck))
+        first = rng.randrange(rules.players) if rules.first_player == "random" else None
+        hand = HandRecord((dealer + number) % rules.players, tuple(deck), first)
         if number == 0:
-            engine.deal(DealSetup(variant, options, hand.dealer, hand.deck))
+            engine.deal(DealSetup(variant, options, hand.dealer, hand.deck, (), first))
         else:
-            outcome = engine.apply(NextHand(hand.deck))
+            outcome = engine.apply(NextHand(hand.deck, first))
             assert outcome.accepted, outcome
         play_hand(engine, player, hand, max_actions_per_hand)
         record.hands.append(hand)

@@ -30,16 +30,19 @@ def upcard_is_covered(card: Card, rules: Rules) -> bool:
 
 def deal_hand(
     rules: Rules, variant: str, options: dict, deck: Sequence[Card], dealer: int, scores: Sequence[int] = (),
-    hand_number: int = 1,
+    hand_number: int = 1, first_player: int | None = None,
 ) -> HandState:
-    if rules.first_player != "dealer_left":
-        raise ValueError("a deal from a deck order needs deal.first_player = dealer_left")
+    order = [(dealer + k) % rules.players for k in range(1, rules.players + 1)]  # setup.deal.method
+    if rules.first_player == "random":  # setup.first-player: the deal says who was drawn
+        if first_player is None or not 0 <= first_player < rules.players:
+            raise ValueError("this variant chooses the first player at random: the deal names first_player")
+    elif first_player not in (None, order[0]):
+        raise ValueError(f"in this variant the dealer's left (seat {order[0]}) plays first, not seat {first_player}")
     needed = rules.players * rules.hand_size + 1
     if len(deck) < needed:
         raise ValueError(f"the deal needs at least {needed} cards, the deck has {len(deck)}")
     stock = list(reversed(deck))  # top last, so pop() draws the top card
     hands: list[Counter[Card]] = [Counter() for _ in range(rules.players)]
-    order = [(dealer + k) % rules.players for k in range(1, rules.players + 1)]  # setup.deal.method
     for _ in range(rules.hand_size):
         for seat in order:
             hands[seat][stock.pop()] += 1
@@ -48,19 +51,30 @@ def deal_hand(
         pile.append(stock.pop())
         while stock and upcard_is_covered(pile[-1], rules):
             pile.append(stock.pop())
-    red_threes: list[list[Card]] = [[] for _ in range(rules.sides)]
-    for seat in order:  # red3.dealt.expose, red3.dealt.order
-        hand = hands[seat]
-        while stock and any(c.is_red_three for c in hand):
-            for card in [c for c in hand.elements() if c.is_red_three]:
-                hand[card] -= 1
-                red_threes[seat % rules.sides].append(card)
-                if stock:
-                    hand[stock.pop()] += 1
-            hand += Counter()  # drop zero counts
-            hands[seat] = hand
-    return HandState(
+    state = HandState(
         rules=rules, variant=variant, options=dict(options), hands=hands, melds=[{} for _ in range(rules.sides)],
-        red_threes=red_threes, pile=pile, stock=stock, turn=order[0], phase="draw", dealer=dealer,
-        scores=list(scores) or [0] * rules.sides, hand_number=hand_number,
+        red_threes=[[] for _ in range(rules.sides)], pile=pile, stock=stock,
+        turn=order[0] if first_player is None else first_player, phase="draw",
+        dealer=dealer, scores=list(scores) or [0] * rules.sides, hand_number=hand_number,
     )
+    # red3.dealt.expose, red3.dealt.order: at once, seat by seat from the dealer's left, or (Hoyle)
+    # on each player's first turn.
+    for seat in order if rules.red_three_dealt_timing == "before_play" else order[:1]:
+        expose_red_threes(state, seat)
+    return state
+
+
+def expose_red_threes(state: HandState, seat: int) -> None:
+    """A player lays down the red threes in hand and draws a replacement for each (red3.chain:
+    a replacement that is a red three is laid down and replaced too)."""
+    hand = state.hands[seat]
+    threes = [c for c in hand.elements() if c.is_red_three]
+    while threes:
+        for card in threes:
+            hand[card] -= 1
+            if not hand[card]:
+                del hand[card]
+            state.red_threes[state.side_of(seat)].append(card)
+            if state.stock:
+                hand[state.stock.pop()] += 1
+        threes = [c for c in hand.elements() if c.is_red_three]
