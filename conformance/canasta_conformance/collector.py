@@ -29,7 +29,7 @@ def entry_from_test_report(report: Any) -> ReportEntry | None:
     """The scenario result a pytest report stands for (None for other tests and other phases)."""
     if not isinstance(report, pytest.TestReport):
         return None
-    props = dict(report.user_properties)
+    props: dict[str, Any] = dict(report.user_properties)
     status = props.get(STATUS_PROPERTY)
     if status is None or (report.when != "call" and not (report.when == "setup" and status == "error")):
         return None
