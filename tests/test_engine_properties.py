@@ -15,7 +15,7 @@ from canasta_conformance.model import Position, meld_rank
 from canasta_conformance.records import GameRecord, replay
 from canasta_conformance.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
-from canasta_reference.selfplay import HandRecord, RandomPlayer, play_game
+from canasta_reference.selfplay import RandomPlayer, play_game
 from strategies import actions
 
 SPEC = load_spec()

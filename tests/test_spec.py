@@ -68,7 +68,7 @@ def test_a_duplicate_rule_id_is_reported_with_file_and_path(copy):
     found = problems(copy)
     index = len(data["rules"]) - 1
     assert len(found) == 1
-    assert f"rules/pile.yaml:" in found[0]
+    assert "rules/pile.yaml:" in found[0]
     assert f": rules[{index}].id: duplicate rule id {data['rules'][0]['id']!r}" in found[0]
 
 

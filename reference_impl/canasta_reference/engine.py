@@ -8,11 +8,9 @@ action that causes them.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from canasta_conformance.cards import Card
 from canasta_conformance.engine import Capabilities, DealSetup
 from canasta_conformance.model import (
     Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet,
@@ -24,6 +22,7 @@ from . import __version__
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
 from .melds import MeldPlan, check_in_hand, count, plan_melds, remove_from_hand
+from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for
 from .rules import Rules
 from .scoring import score_hand
 from .setup import deal_hand, expose_red_threes
@@ -417,85 +416,3 @@ class ReferenceEngine:
         Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
         Decline: "_decline", NextHand: "_next_hand",
     }
-
-
-def is_frozen_for(state: HandState, side: int) -> bool:
-    """pile.frozen.*: whether the pile is frozen against ``side``."""
-    rules = state.rules
-    if rules.always_frozen:
-        return True
-    if rules.frozen_for_unmelded_side and not state.has_melded(side):  # pile.frozen.unmelded-side
-        return True
-    for card in state.pile:
-        if rules.frozen_by_wild and rules.is_wild(card):  # pile.frozen.by-wild
-            return True
-        if rules.frozen_by_red_three and card.is_red_three:  # pile.frozen.by-red3-upcard
-            return True
-        if rules.black_three_effect == "freeze" and card.is_black_three:
-            return True
-    return False
-
-
-def frozen_only_because_unmelded(state: HandState, side: int) -> bool:
-    rules = state.rules
-    if not rules.frozen_for_unmelded_side or state.has_melded(side):
-        return False
-    return not is_frozen_for_melded_reasons(state)
-
-
-def is_frozen_for_melded_reasons(state: HandState) -> bool:
-    rules = state.rules
-    return rules.always_frozen or any(
-        (rules.frozen_by_wild and rules.is_wild(c)) or (rules.frozen_by_red_three and c.is_red_three)
-        or (rules.black_three_effect == "freeze" and c.is_black_three)
-        for c in state.pile
-    )
-
-
-def check_top_not_blocked(top: Card, rules: Rules) -> None:
-    """pile.blocked.wild-top and pile.blocked.black3-top."""
-    if rules.is_wild(top):
-        raise Illegal("pile.blocked.wild-top", f"the top card {top.token} is wild: the pile cannot be taken")
-    if top.is_black_three:
-        raise Illegal("pile.blocked.black3-top", f"the top card {top.token} is a black three: the pile cannot be taken")
-    if top.is_red_three:
-        raise Illegal("pile.take.top-card-first", f"the top card {top.token} cannot be melded")
-
-
-def check_one_card_rule(state: HandState) -> None:
-    """pile.one-card-rule: a one-card hand may not take a one-card pile."""
-    if state.rules.one_card_rule and state.hand_size() == 1 and len(state.pile) == 1:
-        raise Illegal("pile.one-card-rule", "a player holding one card may not take a pile of one card")
-
-
-def check_take_cards(state: HandState, top: Card, cards: Sequence[Card]) -> None:
-    """How the top card is melded: with a natural pair when the pile is frozen against the side
-    (pile.frozen.*); otherwise as the variant allows (pile.unfrozen.*)."""
-    rules = state.rules
-    naturals = sum(1 for c in cards if c.rank == top.rank)
-    wilds = sum(1 for c in cards if rules.is_wild(c))
-    has_meld = top.rank in state.melds[state.side]
-    if is_frozen_for(state, state.side):
-        if naturals >= 2:
-            return
-        if frozen_only_because_unmelded(state, state.side):
-            raise Illegal("initial.pile-natural-pair", f"the side has not melded: the pile is taken only with two natural {top.rank}s from the hand")
-        if wilds and naturals == 1:
-            raise Illegal("pile.frozen.no-wild-in-pair", "the pile is frozen: a wild card cannot stand in for a natural")
-        if not cards and has_meld:
-            raise Illegal("pile.frozen.add-not-enough", "the pile is frozen: adding the top card to a meld is not enough")
-        raise Illegal("pile.frozen.take-with-natural-pair", f"the pile is frozen: it is taken only with two natural {top.rank}s from the hand")
-    ways = rules.take_unfrozen_with
-    if naturals >= 2 and "natural_pair" in ways:
-        return
-    if naturals == 1 and wilds >= 1 and "natural_and_wild" in ways:
-        return
-    if has_meld and "add_to_meld" in ways:
-        return
-    if naturals == 0 and wilds >= 2:
-        raise Illegal("pile.no-two-wilds", "the top card cannot be taken with wild cards alone")
-    if naturals == 1 and wilds >= 1:
-        raise Illegal("pile.unfrozen.natural-plus-wild", "in this game a natural and a wild card do not take the pile")
-    if has_meld:
-        raise Illegal("pile.unfrozen.add-to-meld", "in this game adding the top card to a meld does not take the pile")
-    raise Illegal("pile.take.top-card-first", f"the top card {top.token} must be melded with cards from the hand")
