@@ -1,11 +1,12 @@
 """A misbehaving engine program for testing the harness (in the style of Bowtie's envsonschema).
 
-    python fake_process_engine.py MODE [--on OP] [--once FLAGFILE] [--pids FILE]
+    python fake_process_engine.py MODE [--on OP] [--once FLAGFILE] [--pids FILE] [--features F,..]
 
 It serves the reference engine over the JSON-lines protocol, except that on the first request of
 operation OP (default: apply) it misbehaves as MODE says. With ``--once FLAGFILE`` only the first
 process to get there misbehaves (it creates FLAGFILE), so a restarted process behaves; ``--pids``
-appends the process id to FILE at every load, to count the processes that ran scenarios.
+appends the process id to FILE at every load, to count the processes that ran scenarios;
+``--variants`` and ``--features`` replace what the handshake declares (comma-separated).
 """
 
 from __future__ import annotations
@@ -48,12 +49,22 @@ def misbehave(mode: str, request: dict, out: object) -> bool:
     return False
 
 
+def declare(reply: str, variants: str | None, features: str | None) -> str:
+    message = json.loads(reply)
+    for key, value in (("variants", variants), ("features", features)):
+        if value is not None:
+            message["engine"][key] = [v for v in value.split(",") if v]
+    return json.dumps(message)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=MODES)
     parser.add_argument("--on", default="apply")
     parser.add_argument("--once", type=Path)
     parser.add_argument("--pids", type=Path)
+    parser.add_argument("--variants")
+    parser.add_argument("--features")
     args = parser.parse_args()
     server = Server(create_engine())
     armed = args.mode != "ok"
@@ -70,6 +81,8 @@ def main() -> int:
                 if misbehave(args.mode, request, sys.stdout):
                     continue
         reply = server.handle_line(line)
+        if reply is not None and request.get("op") == "handshake":
+            reply = declare(reply, args.variants, args.features)
         if reply is not None:
             print(reply, flush=True)
         if server.stopped:

@@ -91,6 +91,21 @@ def test_an_unsupported_reply_makes_the_scenario_unsupported(pytester, tmp_path)
     result.stdout.fnmatch_lines(["*unsupported: the engine does not support a step of this scenario: apply: not today"])
 
 
+def test_what_the_handshake_does_not_declare_is_unsupported_with_the_reason(pytester):
+    scenario(pytester, "declared-classic")
+    scenario(pytester, "needs-legal-actions", (pytester.path / "scenarios/pile/declared-classic.yaml").read_text()
+             .replace("declared-classic", "needs-legal-actions").replace("title:", "requires: [legal_actions]\ntitle:", 1))
+    result = pytester.runpytest("--canasta-engine-cmd", fake("ok", "--variants", "classic-2p,classic-3p"), "-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines([
+        "scenarios * 0 * 0 * 0 * 2 *",
+        "SKIPPED [[]1[]] scenarios/pile/declared-classic.yaml:1: unsupported: the engine does not support variant 'classic'",
+    ])
+    result = pytester.runpytest("--canasta-engine-cmd", fake("ok", "--features", "deal"), "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*needs-legal-actions*unsupported: the engine does not declare legal_actions"])
+
+
 def test_an_engine_speaking_another_protocol_version_does_not_start(pytester):
     two_scenarios(pytester)
     result = pytester.runpytest("--canasta-engine-cmd", fake("version", "--on", "handshake"))

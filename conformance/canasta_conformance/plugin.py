@@ -284,7 +284,8 @@ class ScenarioItem(pytest.Item):
             raise pytest.UsageError(str(error)) from None
         self._record(result)
         if result.status == "unsupported":
-            pytest.skip(f"unsupported: {result.message}")
+            # reported at the scenario file, not here (pytest's own skip marks do the same)
+            raise pytest.skip.Exception(f"unsupported: {result.message}", _use_item_location=True)
         if result.status != "passed":
             raise ScenarioFailed(result)
 
