@@ -59,3 +59,13 @@ def test_validate_and_run_work_from_outside_the_checkout(installed, outside):
     assert suite.returncode == 0, suite.stdout[-3000:]
     assert "Canasta conformance by rule area" in suite.stdout
     assert " failed" not in suite.stdout.splitlines()[-1]
+
+
+def test_an_engine_program_runs_through_the_installed_canasta_serve(installed, outside):
+    serve = f"{installed / 'bin' / 'canasta'} serve"
+    suite = run(
+        installed / "bin" / "canasta", "run", "--engine-cmd", serve, "--canasta-check-protocol", "-k", "blocked",
+        cwd=outside, env=clean_env(),
+    )
+    assert suite.returncode == 0, suite.stdout[-3000:]
+    assert " passed" in suite.stdout.splitlines()[-1] and "protocol violation" not in suite.stdout
