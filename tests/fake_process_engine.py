@@ -6,7 +6,8 @@ It serves the reference engine over the JSON-lines protocol, except that on the 
 operation OP (default: apply) it misbehaves as MODE says. With ``--once FLAGFILE`` only the first
 process to get there misbehaves (it creates FLAGFILE), so a restarted process behaves; ``--pids``
 appends the process id to FILE at every load, to count the processes that ran scenarios;
-``--variants`` and ``--features`` replace what the handshake declares (comma-separated).
+``--variants`` and ``--features`` replace what the handshake declares (comma-separated);
+``--extra-fields`` adds fields the protocol does not define to every reply (they must be ignored).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def main() -> int:
     parser.add_argument("--pids", type=Path)
     parser.add_argument("--variants")
     parser.add_argument("--features")
+    parser.add_argument("--extra-fields", action="store_true")
     args = parser.parse_args()
     server = Server(create_engine())
     armed = args.mode != "ok"
@@ -83,6 +85,8 @@ def main() -> int:
         reply = server.handle_line(line)
         if reply is not None and request.get("op") == "handshake":
             reply = declare(reply, args.variants, args.features)
+        if reply is not None and args.extra_fields:
+            reply = json.dumps({"x_elapsed_ms": 0.25, **json.loads(reply), "x_note": {"from": "a newer engine"}})
         if reply is not None:
             print(reply, flush=True)
         if server.stopped:

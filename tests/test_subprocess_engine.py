@@ -106,6 +106,12 @@ def test_what_the_handshake_does_not_declare_is_unsupported_with_the_reason(pyte
     result.stdout.fnmatch_lines(["*needs-legal-actions*unsupported: the engine does not declare legal_actions"])
 
 
+def test_fields_the_protocol_does_not_define_are_ignored(pytester):
+    two_scenarios(pytester)
+    result = pytester.runpytest("--canasta-engine-cmd", fake("ok", "--extra-fields"), "--canasta-check-protocol")
+    result.assert_outcomes(passed=2)
+
+
 def test_an_engine_speaking_another_protocol_version_does_not_start(pytester):
     two_scenarios(pytester)
     result = pytester.runpytest("--canasta-engine-cmd", fake("version", "--on", "handshake"))
