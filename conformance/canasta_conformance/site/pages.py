@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -212,9 +212,14 @@ class Writer:
     def add(self, path: str, lines: Iterable[str]) -> None:
         self.site.pages[path] = "\n".join(lines).rstrip() + "\n"
 
-    def text(self, text: str | None, page: str) -> str:
-        """Spec prose with rule IDs, parameter names and conflict IDs linked."""
-        text = self.linker.link_text(_md(text), page)
+    def text(self, text: str | None, page: str, prefer_parameters: bool = False) -> str:
+        """Spec prose with rule IDs, parameter names and conflict IDs linked (a name that is both a
+        rule ID and a parameter links to the rule, or to the parameter if ``prefer_parameters``)."""
+        text = _md(text)
+        if prefer_parameters:
+            text = self._protected(text, lambda part: _PARAM_OR_RULE.sub(
+                lambda m: self.param_link(m.group(1), page) if m.group(1) in self.spec.parameters else m.group(0), part))
+        text = self.linker.link_text(text, page)
         out: list[str] = []
         last = 0
         for protected in _PROTECTED.finditer(text):
@@ -222,6 +227,17 @@ class Writer:
             out.append(protected.group(0))
             last = protected.end()
         out.append(self._link_names(text[last:], page))
+        return "".join(out)
+
+    @staticmethod
+    def _protected(text: str, function: Callable[[str], str]) -> str:
+        out: list[str] = []
+        last = 0
+        for protected in _PROTECTED.finditer(text):
+            out.append(function(text[last:protected.start()]))
+            out.append(protected.group(0))
+            last = protected.end()
+        out.append(function(text[last:]))
         return "".join(out)
 
     def _link_names(self, text: str, page: str) -> str:
@@ -321,13 +337,16 @@ class Writer:
         self.add(page, lines)
 
     def rule_block(self, rule: Rule, page: str) -> list[str]:
-        facts = [f"[`{rule.id}`](#{rule.id})"]
+        facts = []
         if rule.kind:
             facts.append(rule.kind)
         if rule.confidence:
             facts.append(f"confidence {rule.confidence}")
         facts.append("testable" if rule.testable else "not testable by a scenario")
-        lines = [f"## {_md(rule.title)} {{#{rule.id}}}", "", " · ".join(facts), "", self.text(rule.statement, page), ""]
+        # The ID is part of the heading, so that a search for it ranks the rule first.
+        title = _md(rule.title)
+        lines = [f'## <span class="cc-rid">{rule.id}</span> {title} {{#{rule.id} data-toc-label="{escape(title)}"}}', "",
+                 " · ".join(facts), "", self.text(rule.statement, page), ""]
         if rule.note:
             lines += ["!!! note", "", f"    {self.text(rule.note, page)}", ""]
         if rule.sources:
@@ -386,7 +405,7 @@ class Writer:
     def parameter_block(self, parameter: Parameter, page: str) -> list[str]:
         name = parameter.name
         schema = self.schemas.type_text(dict(parameter.schema), _NoFile(), page) if self.schemas else ""
-        lines = [f"## `{name}` {{#{parameter_anchor(name)}}}", "", self.text(parameter.description, page), "",
+        lines = [f"## {name} {{#{parameter_anchor(name)}}}", "", self.text(parameter.description, page, prefer_parameters=True), "",
                  f"Allowed values: {schema}. Default: `{_md(value_text(parameter.default))}`."
                  + ("" if parameter.implemented else " *The reference engine plays only the default value so far.*"), ""]
         lines += ["| value | variants |", "| --- | --- |"]
@@ -408,7 +427,7 @@ class Writer:
     def variants_page(self) -> None:
         page = VARIANTS
         variants = [self.default, *sorted(v for v in self.variant_values if v != self.default)]
-        lines = [*_front("Variants"), "# Variants", "",
+        lines = [*_front("Variants", {"hide": ["navigation", "toc"]}), "# Variants", "",
                  "A variant is a named set of parameter values, not a separate rulebook. The table compares every "
                  f"variant with the default, **{self.default}**; a highlighted value differs from it. "
                  f"Each parameter name links to its description on the [parameters]({rel(PARAMETERS, page)}) page.", "",
@@ -422,7 +441,7 @@ class Writer:
         lines += [f"## Comparison {{#comparison}}", "",
                   f"{len(differing)} parameters differ between the variants; the other {len(same)} have the same value in all of them (below the table).", ""]
         header = "| parameter | " + " | ".join(f"[{v}](#variant-{v})" for v in variants) + " |"
-        lines += [header, "| --- | " + " | ".join("---" for _ in variants) + " |"]
+        lines += ['<div class="cc-matrix" markdown>', "", header, "| --- | " + " | ".join("---" for _ in variants) + " |"]
         for name in differing:
             base = value_text(self.variant_values[self.default].get(name))
             cells = []
@@ -430,7 +449,7 @@ class Writer:
                 value = value_text(self.variant_values[variant].get(name))
                 cells.append(_cell(f'<span class="cc-diff" title="differs from {self.default}">{escape(value)}</span>' if value != base else escape(value)))
             lines.append(f"| {self.param_link(name, page)} | " + " | ".join(cells) + " |")
-        lines += ["", f'??? info "The {len(same)} parameters every variant leaves at the same value"', "",
+        lines += ["", "</div>", "", f'??? info "The {len(same)} parameters every variant leaves at the same value"', "",
                   "    | parameter | value |", "    | --- | --- |"]
         for name in same:
             lines.append(f"    | {self.param_link(name, page)} | {_cell(escape(value_text(self.variant_values[self.default].get(name))))} |")
@@ -438,7 +457,7 @@ class Writer:
         for variant_id in variants:
             variant = self.spec.variants[variant_id]
             lines += [f"### {_md(variant.title)} {{#variant-{variant_id}}}", "", f"`{variant_id}`" + (f" · based on {self.variant_link(variant.base, page)}" if variant.base else ""), "",
-                      self.text(variant.description, page), ""]
+                      self.text(variant.description, page, prefer_parameters=True), ""]
             if variant.sources:
                 lines += ["Sources: " + ", ".join(self.source_link(s, page) for s in variant.sources), ""]
             if variant.overrides:
@@ -448,13 +467,13 @@ class Writer:
                                  f"{_cell(escape(value_text(self.spec.parameters[name].default))) if name in self.spec.parameters else ''} |")
                 lines.append("")
             for note in variant.notes:
-                lines += [f"- {self.text(note, page)}"]
+                lines += [f"- {self.text(note, page, prefer_parameters=True)}"]
             if variant.notes:
                 lines.append("")
             if variant.open_questions:
                 lines += ['??? question "Open questions"', ""]
                 for question in variant.open_questions:
-                    lines.append(f"    - {self.text(question, page)}")
+                    lines.append(f"    - {self.text(question, page, prefer_parameters=True)}")
                 lines.append("")
             count = sum(1 for s in self.site.scenarios if s.variant == variant_id)
             if count:
@@ -568,13 +587,15 @@ class Writer:
         table = self.table_for(scenario)
         traced = self.traces.get(scenario.id)
         result = self.site.report.results.get(scenario.id) if self.site.report else None
-        meta = [f'<span class="cc-id">{scenario.id}</span>', f"[{scenario.area}]({rel(scenario_area_page(scenario.area), page)})",
+        meta = [f"[{scenario.area}]({rel(scenario_area_page(scenario.area), page)})",
                 "variant " + self.variant_link(scenario.variant, page)]
         if scenario.source:
             meta.append("source " + self.source_link(scenario.source, page))
         if scenario.requires:
             meta.append("requires " + ", ".join(f"`{r}`" for r in scenario.requires))
-        lines = [*_front(scenario.id), f"# {_md(scenario.title)}", "", " · ".join(meta), ""]
+        # The ID is part of the heading, so that a search for it ranks the scenario first.
+        lines = [*_front(scenario.id), f'# <span class="cc-rid">{scenario.id}</span> {_md(scenario.title)}', "",
+                 "Scenario of area " + " · ".join(meta), ""]
         lines += ["**Rules exercised**", ""]
         for rule_id in scenario.rules:
             rule = self.spec.rules.get(rule_id)

@@ -1,0 +1,450 @@
+"""The rules site: card drawing, links, the schema reference, and the built site checked against
+the data (every rule an anchor, every scenario a page, search, links, no external requests)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from canasta_conformance.cards import card
+from canasta_conformance.data import scenarios_dir, schema_dir
+from canasta_conformance.model import Position
+from canasta_conformance.runner import run_scenario
+from canasta_conformance.scenario import Scenario, load_scenarios, scenario_files
+from canasta_conformance.site.board import Table
+from canasta_conformance.site.cards import (
+    ShortcodeError, card_html, cards_html, expand_shortcodes, is_freezing, pile_html,
+)
+from canasta_conformance.site.links import Linker, href
+from canasta_conformance.site.schemadoc import SchemaWriter, schema_files
+from canasta_conformance.spec import load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = load_spec()
+
+
+def mkdocs_available() -> str | None:
+    """Why the site cannot be built here, or None."""
+    try:
+        import material  # noqa: F401
+        import mkdocs  # noqa: F401
+    except ImportError as error:
+        return f"the docs extra is not installed ({error.name}); pip install -e '.[docs]'"
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Cards
+
+
+def test_a_card_is_an_image_with_a_name():
+    html = card_html("KH")
+    assert 'role="img"' in html and 'aria-label="King of Hearts"' in html
+    assert "cc-red" in html and "\u2665\ufe0e" in html
+
+
+def test_ten_is_drawn_as_10_and_black_suits_are_black():
+    html = card_html("TS")
+    assert ">10<" in html and "cc-black" in html and "\u2660\ufe0e" in html
+    assert 'aria-label="Ten of Spades"' in html
+
+
+def test_every_suit_symbol_asks_for_text_presentation():
+    for token, symbol in (("2C", "\u2663"), ("2D", "\u2666"), ("2H", "\u2665"), ("2S", "\u2660")):
+        html = card_html(token)
+        assert html.count(symbol) == 2 and html.count(symbol + "\ufe0e") == 2
+    assert "cc-red" in card_html("2D") and "cc-black" in card_html("2C")
+
+
+def test_a_joker_is_drawn_apart_from_suit_cards():
+    html = card_html("JK")
+    assert "cc-joker" in html and 'aria-label="Joker"' in html
+    assert "cc-red" not in html and "cc-black" not in html
+
+
+def test_duplicates_are_drawn_twice():
+    html = cards_html(["KH", "KH", "JK"])
+    assert html.count('data-card="KH"') == 2 and html.count('data-card="JK"') == 1
+
+
+def test_freezing_cards_lie_crosswise_in_the_pile():
+    html = pile_html(["7C", "2D", "9H", "3D", "KS", "JK"])
+    crosswise = re.findall(r'<span class="cc-cross"><span [^>]*data-card="(\w\w)"', html)
+    assert crosswise == ["2D", "3D", "JK"]
+    assert "crosswise (it freezes the pile)" in html
+    assert is_freezing(card("3S"), black_three_freezes=True) and not is_freezing(card("3S"))
+
+
+def test_shortcodes_are_drawn_outside_code_only():
+    markdown = (
+        "A hand: <!-- cards: KH 10d jk -->\n\n"
+        "Written as `<!-- cards: KH -->` in a page.\n\n"
+        "```md\n<!-- pile: 2C -->\n```\n"
+        "<!-- pile: 9D 2C -->\n"
+    )
+    out = expand_shortcodes(markdown)
+    assert out.count('class="cc-cards') == 2
+    assert "`<!-- cards: KH -->`" in out and "```md\n<!-- pile: 2C -->\n```" in out
+    assert 'data-card="TD"' in out and 'data-card="JK"' in out
+
+
+def test_a_shortcode_with_a_wrong_card_fails_loudly():
+    with pytest.raises(ShortcodeError, match="1X"):
+        expand_shortcodes("<!-- cards: KH 1X -->")
+
+
+def test_the_table_draws_a_whole_position():
+    position = Position.from_json({
+        "turn": 2, "dealer": 1, "hands": [["4C"], ["6C"], ["TH", "TS"], ["JH"]],
+        "melds": [[["AC", "AD", "AH", "AS", "AC", "AD", "2C"]], []], "red_threes": [["3H"], []],
+        "pile": ["3D", "2C", "9S"], "stock": ["QC", "QD"],
+    })
+    html = Table(SPEC.variant_parameters("classic")).position(position)
+    assert "Side 0 (seats 0 and 2)" in html and "Seat 2 hand" in html and "to move" in html
+    assert "mixed canasta" in html and "Red threes" in html
+    assert 'aria-label="Stock of 2 cards, face down"' in html
+    assert re.findall(r'<span class="cc-cross"><span [^>]*data-card="(\w\w)"', html) == ["3D", "2C"]
+    assert "\n" not in html and "|" not in html  # fits in a Markdown table cell
+
+
+# --------------------------------------------------------------------------------------------
+# Links
+
+
+def test_links_from_raw_html_follow_directory_urls():
+    assert href("rules/pile.md#pile.take.whole", "scenarios/pile/x.md") == "../../../rules/pile/#pile.take.whole"
+    assert href("scenarios/pile/index.md", "scenarios/pile/x.md") == "../"
+    assert href("rules/meld.md", "rules/index.md") == "meld/"
+    assert href("index.md", "rules/pile.md") == "../../"
+    assert href("rules/pile.md#a", "rules/pile.md") == "#a"
+    assert href("rules/pile.md#a", "scenarios/pile/x.md", directory_urls=False) == "../../rules/pile.html#a"
+
+
+def test_backticked_rule_ids_become_links_outside_code():
+    linker = Linker({r.id: r.area for r in SPEC.rules.values()})
+    markdown = "See `pile.take.whole` and `not.a-rule`.\n\n```yaml\nrules: [`pile.take.whole`]\n```\n[`pile.take.whole`](x.md)\n"
+    out = linker.link_backticked(markdown, "guides/x.md")
+    assert "[`pile.take.whole`](../rules/pile.md#pile.take.whole)" in out
+    assert "`not.a-rule`" in out and "rules: [`pile.take.whole`]" in out
+    assert out.count("](") == 2
+
+
+# --------------------------------------------------------------------------------------------
+# The schema reference
+
+
+def _keys(schema: object, prefix: str = "") -> Iterator[str]:
+    if isinstance(schema, dict):
+        for key, sub in (schema.get("properties") or {}).items():
+            yield prefix + key
+            yield from _keys(sub, f"{prefix}{key}.")
+        items = schema.get("items")
+        if isinstance(items, dict) and items.get("properties"):
+            yield from _keys(items, prefix.rstrip(".") + "[]." if prefix else "[].")
+        for alt in schema.get("oneOf", ()):
+            if isinstance(alt, dict) and "$ref" not in alt:
+                yield from _keys(alt, prefix)
+
+
+def test_the_schema_reference_lists_every_key_and_definition():
+    files = schema_files(schema_dir())
+    writer = SchemaWriter(files)
+    assert {f.name for f in files} >= {"scenario", "position", "action"}
+    for schema_file in files:
+        page = writer.page(schema_file)
+        for definition in (schema_file.data.get("definitions") or {}):
+            assert f"### `{definition}`" in page, (schema_file.name, definition)
+        for key in {k.rsplit(".", 1)[-1].rsplit("[].", 1)[-1] for k in _keys(schema_file.data)}:
+            assert f"{key}`" in page, (schema_file.name, key)
+    scenario_page = writer.page(next(f for f in files if f.name == "scenario"))
+    assert "`steps[].expect.violates`" in scenario_page
+    assert "[partial_position](position.md#def-partial-position)" in scenario_page
+
+
+# --------------------------------------------------------------------------------------------
+# The built site
+
+
+@dataclass(frozen=True)
+class Built:
+    site: Path
+    seconds: float
+    output: str
+    scenarios: tuple[Scenario, ...]
+
+
+def _build(target: Path) -> tuple[float, str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "--site-dir", str(target)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+    )
+    seconds = time.perf_counter() - started
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr[-6000:]}"
+    return seconds, result.stderr
+
+
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """Build the site once per test run, shared by the xdist workers (a lock and a marker file)."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent / f"canasta-site-{run_id}") if run_id else (base / "canasta-site")
+    shared.mkdir(parents=True, exist_ok=True)
+    scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)  # before the build
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = shared / "built.json"
+        if not marker.exists():
+            seconds, output = _build(shared / "site")
+            marker.write_text(json.dumps({"seconds": seconds, "output": output}))
+        info = json.loads(marker.read_text())
+    return Built(shared / "site", info["seconds"], info["output"], tuple(scenarios))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    reason = mkdocs_available()
+    if reason:
+        pytest.skip(reason)
+    return built_site(tmp_path_factory)
+
+
+class _Page(HTMLParser):
+    """Ids, links and the rule IDs in <code> that are not links, of one HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.resources: list[str] = []
+        self.unlinked_codes: list[str] = []
+        self._a = 0
+        self._pre = 0
+        self._code: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if values.get("id"):
+            self.ids.add(values["id"] or "")
+        if tag == "a":
+            self._a += 1
+            if values.get("href"):
+                self.links.append(values["href"] or "")
+        if tag in ("script", "img", "iframe") and values.get("src"):
+            self.resources.append(values["src"] or "")
+        if tag == "link" and values.get("href"):
+            self.resources.append(values["href"] or "")
+        if tag == "pre":
+            self._pre += 1
+        if tag == "code" and not self._a and not self._pre:
+            self._code = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a":
+            self._a -= 1
+        if tag == "pre":
+            self._pre -= 1
+        if tag == "code" and self._code is not None:
+            text = "".join(self._code)
+            if text in SPEC.rules:
+                self.unlinked_codes.append(text)
+            self._code = None
+
+    def handle_data(self, data: str) -> None:
+        if self._code is not None:
+            self._code.append(data)
+
+
+@pytest.fixture(scope="module")
+def pages(built: Built) -> dict[Path, _Page]:
+    out = {}
+    for path in built.site.rglob("*.html"):
+        parser = _Page()
+        parser.feed(path.read_text(encoding="utf-8"))
+        out[path] = parser
+    return out
+
+
+def test_the_build_is_strict_and_reports_its_time(built: Built):
+    assert "WARNING" not in built.output
+    print(f"\nmkdocs build --strict: {built.seconds:.1f} s for {len(built.scenarios)} scenarios")
+
+
+def test_every_rule_has_an_anchor_on_its_area_page(built: Built, pages):
+    missing = []
+    for rule in SPEC.rules.values():
+        page = built.site / "rules" / rule.area / "index.html"
+        if page not in pages or rule.id not in pages[page].ids:
+            missing.append(rule.id)
+    assert missing == []
+    assert len(SPEC.rules) > 100
+
+
+def test_every_scenario_has_a_page_with_its_cards(built: Built):
+    missing, undrawn = [], []
+    for scenario in built.scenarios:
+        page = built.site / "scenarios" / scenario.area / scenario.id / "index.html"
+        if not page.is_file():
+            missing.append(scenario.id)
+            continue
+        html = page.read_text(encoding="utf-8")
+        if scenario.id not in html or 'class="cc-card' not in html or 'role="img"' not in html:
+            undrawn.append(scenario.id)
+    assert (missing, undrawn) == ([], [])
+    assert len(built.scenarios) >= 100
+
+
+def test_every_rule_page_lists_the_scenarios_that_exercise_it(built: Built):
+    by_area: dict[str, str] = {}
+    missing = []
+    for scenario in built.scenarios:
+        for rule_id in scenario.rules:
+            area = SPEC.rules[rule_id].area
+            if area not in by_area:
+                by_area[area] = (built.site / "rules" / area / "index.html").read_text(encoding="utf-8")
+            if f"/{scenario.id}/" not in by_area[area]:
+                missing.append((rule_id, scenario.id))
+    assert missing == []
+
+
+def test_freezing_cards_of_a_scenario_pile_are_drawn_crosswise(built: Built):
+    checked = 0
+    for scenario in built.scenarios:
+        if scenario.position is None or scenario.variant != "classic" or scenario.options:
+            continue
+        wild = [c for c in scenario.position.pile if c.rank in ("JK", "2") or c.is_red_three]
+        if not wild:
+            continue
+        html = (built.site / "scenarios" / scenario.area / scenario.id / "index.html").read_text(encoding="utf-8")
+        start = html.index("Starting position")
+        pile = html[html.index("Discard pile", start):html.index("Stock", html.index("Discard pile", start))]
+        crosswise = re.findall(r'<span class="cc-cross"><span [^>]*data-card="(\w\w)"', pile)
+        assert sorted(crosswise) == sorted(c.token for c in wild), scenario.id
+        checked += 1
+    assert checked >= 5
+
+
+def test_no_placeholder_or_shortcode_is_left(built: Built):
+    left = [p for p in built.site.rglob("*.html") if re.search(r"<!--\s*(cc:\d+|cards:|fan:|pile:)", p.read_text(encoding="utf-8"))]
+    assert left == []
+
+
+def test_search_finds_every_rule_id_and_scenario_id(built: Built):
+    index = json.loads((built.site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = "\n".join(f"{d['location']} {d['title']} {d['text']}" for d in index["docs"])
+    missing_rules = [r for r in SPEC.rules if r not in text]
+    missing_scenarios = [s.id for s in built.scenarios if s.id not in text]
+    assert (missing_rules, missing_scenarios) == ([], [])
+
+
+def test_every_rule_id_in_code_is_a_link(pages):
+    unlinked = {str(path): page.unlinked_codes for path, page in pages.items() if page.unlinked_codes}
+    assert unlinked == {}
+
+
+def test_backticked_rule_ids_in_the_guides_are_links(built: Built):
+    html = (built.site / "guides" / "testing-your-engine" / "index.html").read_text(encoding="utf-8")
+    assert '<a href="../../rules/pile/#pile.blocked.wild-top"><code>pile.blocked.wild-top</code></a>' in html
+
+
+def test_every_internal_link_and_anchor_resolves(built: Built, pages):
+    broken = []
+    for path, page in pages.items():
+        if path.name == "404.html":  # served at any depth: MkDocs gives it absolute links
+            continue
+        for link in page.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith(("mailto:", "javascript:")):
+                continue
+            target = path if not parts.path else (path.parent / unquote(parts.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{path.relative_to(built.site)}: {link}")
+                continue
+            anchor = unquote(parts.fragment)
+            if anchor and target.suffix == ".html" and target in pages and anchor not in pages[target].ids:
+                broken.append(f"{path.relative_to(built.site)}: {link} (no anchor)")
+    assert broken == []
+
+
+def test_the_site_loads_nothing_from_outside(built: Built, pages):
+    external = sorted({r for page in pages.values() for r in page.resources if urlsplit(r).scheme or r.startswith("//")})
+    assert external == []
+    for path in (built.site / "assets").rglob("*.css"):
+        assert "fonts.googleapis" not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_variants_table_highlights_what_differs(built: Built):
+    html = (built.site / "variants" / "index.html").read_text(encoding="utf-8")
+    table = html[html.index('id="comparison"'):html.index('id="the-variants"')]
+    players = re.search(r"<tr>\s*<td><a [^>]*><code>players</code></a></td>(.*?)</tr>", table, re.S)
+    assert players, "no row for players"
+    cells = re.findall(r"<td>(.*?)</td>", players.group(1), re.S)
+    values = [re.sub(r"<[^>]+>", "", c) for c in cells]
+    variants = [SPEC.default_variant, *sorted(v for v in SPEC.variants if v != SPEC.default_variant)]
+    assert values == [str(SPEC.variant_parameters(v)["players"]) for v in variants]
+    default = SPEC.variant_parameters(SPEC.default_variant)["players"]
+    for cell, variant in zip(cells, variants):
+        assert ("cc-diff" in cell) == (SPEC.variant_parameters(variant)["players"] != default), variant
+
+
+def test_the_conformance_report_counts_every_scenario(built: Built):
+    html = (built.site / "reference" / "conformance-report" / "index.html").read_text(encoding="utf-8")
+    total = len(built.scenarios)
+    assert f"of {total} scenarios" in html
+    for area in {s.area for s in built.scenarios}:
+        assert f"../../scenarios/{area}/" in html, area
+
+
+def test_the_sitewide_pages_exist(built: Built):
+    for page in ("index.html", "variants/index.html", "parameters/index.html", "conflicts/index.html",
+                 "sources/index.html", "protocol/index.html", "reference/scenario/index.html",
+                 "reference/protocol/index.html", "guides/writing-scenarios/index.html"):
+        assert (built.site / page).is_file(), page
+    conflicts = (built.site / "conflicts" / "index.html").read_text(encoding="utf-8")
+    assert all(f'id="{c}"' in conflicts for c in SPEC.conflicts)
+    sources = (built.site / "sources" / "index.html").read_text(encoding="utf-8")
+    assert all(f'id="{s}"' in sources for s in SPEC.sources)
+
+
+# --------------------------------------------------------------------------------------------
+# The guide's example adapter is real code
+
+
+def _python_blocks(guide: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "guides" / guide).read_text(encoding="utf-8"), re.S)
+
+
+def test_the_guides_adapter_passes_and_its_bug_is_reported(tmp_path, monkeypatch):
+    adapter, bug, _loop = _python_blocks("testing-your-engine.md")
+    (tmp_path / "my_engine.py").write_text(adapter)
+    anchor = "        outcome = self.inner.apply(action)\n"
+    assert anchor in adapter
+    (tmp_path / "buggy_engine.py").write_text(adapter.replace(anchor, anchor + bug))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import buggy_engine
+    import my_engine
+
+    scenarios, _ = load_scenarios(scenario_files(scenarios_dir() / "pile"), SPEC)
+    engine = my_engine.create_engine()
+    results = [run_scenario(s, engine) for s in scenarios]
+    assert {r.status for r in results} <= {"passed", "unsupported"}
+    assert sum(r.status == "passed" for r in results) > 10
+    wild_top = next(s for s in scenarios if s.id == "pile-wild-top-blocks-take")
+    result = run_scenario(wild_top, buggy_engine.create_engine())
+    assert result.status == "failed"
+    assert "expected a rejection citing pile.blocked.wild-top, the engine rejected citing pile.frozen.take-with-natural-pair" in result.message
