@@ -31,6 +31,7 @@ DEFAULT_TIMEOUT = 10.0
 STARTUP_TIMEOUT = 10.0
 TRANSCRIPT_LINES = 10  # per direction
 LINE_CHARS = 400  # longer transcript lines are shortened
+EXIT_WAIT = 5.0  # how long a process that closed its stdout gets to exit before it is killed
 T = TypeVar("T")
 
 
@@ -273,7 +274,7 @@ class SubprocessEngine:
 
     def _crashed(self) -> EngineFault:
         try:
-            self._process.wait(timeout=2)
+            self._process.wait(timeout=EXIT_WAIT)  # it closed stdout: it is exiting, learn its exit code
         except subprocess.TimeoutExpired:
             pass
         return self._fault(f"the engine process {self._exit_text()} while answering {self._op}", kill=True)
