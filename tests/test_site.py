@@ -3,7 +3,6 @@ the data (every rule an anchor, every scenario a page, search, links, no externa
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -199,13 +198,18 @@ def _build(target: Path) -> tuple[float, str]:
 
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Built:
     """Build the site once per test run, shared by the xdist workers (a lock and a marker file)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each worker builds its own copy
+        fcntl = None  # type: ignore[assignment]
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     base = tmp_path_factory.getbasetemp()
-    shared = (base.parent / f"canasta-site-{run_id}") if run_id else (base / "canasta-site")
+    shared = (base.parent / f"canasta-site-{run_id}") if run_id and fcntl else (base / "canasta-site")
     shared.mkdir(parents=True, exist_ok=True)
-    scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)  # before the build
+    scenarios, _problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)  # before the build
     with open(shared / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
         marker = shared / "built.json"
         if not marker.exists():
             seconds, output = _build(shared / "site")
