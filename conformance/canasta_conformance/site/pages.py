@@ -554,7 +554,7 @@ class Writer:
         areas = [a for a in self.spec.areas if a in self.scenarios_by_area] + sorted(a for a in self.scenarios_by_area if a not in self.spec.areas)
         for area in areas:
             scenarios = self.scenarios_by_area[area]
-            title = self.spec.areas[area].title if area in self.spec.areas else area
+            title = self.spec.areas[area].title if area in self.spec.areas else area.capitalize()
             rules = {r for s in scenarios for r in s.rules}
             lines.append(f"| [{title}]({rel(scenario_area_page(area), page)}) `{area}` | {len(scenarios)} | {len(rules)} |")
             nav.append((title, scenario_area_page(area)))
@@ -759,7 +759,7 @@ class Writer:
                   "**" + ", ".join(f"{totals.get(s, 0)} {s}" for s in ("passed", "failed", "error", "unsupported")) + f"** of {len(report.results)} scenarios.", "",
                   "| area | passed | failed | error | unsupported | total |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
         for area, counts in report.counts_by_area(self.site.scenarios).items():
-            title = self.spec.areas[area].title if area in self.spec.areas else area
+            title = self.spec.areas[area].title if area in self.spec.areas else area.capitalize()
             lines.append(f"| [{title}]({rel(scenario_area_page(area), page)}) | {counts.get('passed', 0)} | {counts.get('failed', 0)} | "
                          f"{counts.get('error', 0)} | {counts.get('unsupported', 0)} | {sum(counts.values())} |")
         lines.append("")
