@@ -304,7 +304,7 @@ class ScenarioItem(pytest.Item):
         if result.details and result.status in ("failed", "error"):
             self.user_properties.append(("canasta_details", "\n".join(result.details)))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
         if not isinstance(excinfo.value, ScenarioFailed):
             return super().repr_failure(excinfo)
         state: CanastaState = self.config.stash[_SESSION_KEY]

@@ -123,7 +123,7 @@ def _traceback(error: BaseException) -> tuple[str, ...]:
 def _describe(outcome: Outcome) -> str:
     if outcome.status == "accepted":
         return "accepted"
-    text = outcome.status
+    text: str = outcome.status
     if outcome.rule:
         text += f" citing {outcome.rule}"
     if outcome.message:

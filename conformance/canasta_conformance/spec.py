@@ -19,7 +19,7 @@ import jsonschema
 
 from .data import spec_dir
 from .schemas import schema_errors
-from .yamlio import Problem, YamlDocument, YamlError, read_yaml
+from .yamlio import PathPart, Problem, YamlDocument, YamlError, read_yaml
 
 RULE_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$")
 
@@ -226,70 +226,94 @@ def read_spec(root: Path) -> Spec:
         areas={a["id"]: Area(a["id"], a["title"]) for a in meta.get("areas", [])},
         rules={}, parameters={}, variants={}, conflicts={}, sources={}, problems=problems,
     )
-    rule_docs: dict[str, tuple[YamlDocument, list[Any]]] = {}
+    _read_sources(spec, root / "sources.yaml")
+    _read_parameters(spec, root / "parameters.yaml")
+    rule_docs = _read_rules(spec, sorted((root / "rules").glob("*.yaml")))
+    _read_variants(spec, sorted((root / "variants").glob("*.yaml")))
+    _read_conflicts(spec, root / "conflicts.yaml")
+    _cross_check_rules(spec, rule_docs)
+    if spec.default_variant not in spec.variants:
+        problems.append(Problem("spec.yaml", 0, "default_variant", f"unknown variant {spec.default_variant!r}"))
+    return spec
 
-    for doc in _documents([root / "sources.yaml"] if (root / "sources.yaml").exists() else [], problems):
-        if _checked(doc, "sources", problems):
-            for index, item in enumerate(doc.data["sources"]):
-                if item["id"] in spec.sources:
-                    problems.append(doc.problem(["sources", index, "id"], f"duplicate source id {item['id']!r}"))
-                spec.sources[item["id"]] = Source(**item)
 
-    for doc in _documents([root / "parameters.yaml"], problems):
-        if _checked(doc, "parameters", problems):
-            for index, item in enumerate(doc.data["parameters"]):
-                parameter = Parameter(**item)
-                if parameter.name in spec.parameters:
-                    problems.append(doc.problem(["parameters", index, "name"], f"duplicate parameter {parameter.name!r}"))
-                try:
-                    jsonschema.Draft7Validator.check_schema(parameter.schema)
-                except jsonschema.SchemaError as error:
-                    problems.append(doc.problem(["parameters", index, "schema"], f"not a valid JSON Schema: {error.message}"))
-                    continue
-                if (why := parameter.check(parameter.default)) is not None:
-                    problems.append(doc.problem(["parameters", index, "default"], why))
-                spec.parameters[parameter.name] = parameter
+def _optional(path: Path) -> list[Path]:
+    return [path] if path.exists() else []
 
-    for doc in _documents(sorted((root / "rules").glob("*.yaml")), problems):
-        if not _checked(doc, "rules", problems):
+
+def _read_sources(spec: Spec, path: Path) -> None:
+    for doc in _documents(_optional(path), spec.problems):
+        if not _checked(doc, "sources", spec.problems):
+            continue
+        for index, item in enumerate(doc.data["sources"]):
+            if item["id"] in spec.sources:
+                spec.problems.append(doc.problem(["sources", index, "id"], f"duplicate source id {item['id']!r}"))
+            spec.sources[item["id"]] = Source(**item)
+
+
+def _read_parameters(spec: Spec, path: Path) -> None:
+    for doc in _documents([path], spec.problems):
+        if not _checked(doc, "parameters", spec.problems):
+            continue
+        for index, item in enumerate(doc.data["parameters"]):
+            parameter = Parameter(**item)
+            if parameter.name in spec.parameters:
+                spec.problems.append(doc.problem(["parameters", index, "name"], f"duplicate parameter {parameter.name!r}"))
+            try:
+                jsonschema.Draft7Validator.check_schema(parameter.schema)
+            except jsonschema.SchemaError as error:
+                spec.problems.append(doc.problem(["parameters", index, "schema"], f"not a valid JSON Schema: {error.message}"))
+                continue
+            if (why := parameter.check(parameter.default)) is not None:
+                spec.problems.append(doc.problem(["parameters", index, "default"], why))
+            spec.parameters[parameter.name] = parameter
+
+
+def _read_rules(spec: Spec, paths: list[Path]) -> list[tuple[YamlDocument, list[Any]]]:
+    """Rules by area; the documents are kept for the cross-checks that need every file read."""
+    read: list[tuple[YamlDocument, list[Any]]] = []
+    for doc in _documents(paths, spec.problems):
+        if not _checked(doc, "rules", spec.problems):
             continue
         area = doc.data["area"]
         if area != doc.path.stem:
-            problems.append(doc.problem(["area"], f"area {area!r} must equal the file name {doc.path.stem!r}"))
+            spec.problems.append(doc.problem(["area"], f"area {area!r} must equal the file name {doc.path.stem!r}"))
         if spec.areas and area not in spec.areas:
-            problems.append(doc.problem(["area"], f"area {area!r} is not listed in spec.yaml"))
+            spec.problems.append(doc.problem(["area"], f"area {area!r} is not listed in spec.yaml"))
         for index, item in enumerate(doc.data["rules"]):
-            where = ["rules", index]
             rule_id = item["id"]
             if rule_id in spec.rules:
                 first = spec.rules[rule_id]
-                problems.append(doc.problem([*where, "id"], f"duplicate rule id {rule_id!r} (first in area {first.area!r})"))
+                spec.problems.append(doc.problem(["rules", index, "id"], f"duplicate rule id {rule_id!r} (first in area {first.area!r})"))
                 continue
             if rule_id.split(".")[0] != area:
-                problems.append(doc.problem([*where, "id"], f"rule id {rule_id!r} must start with its area {area!r}"))
+                spec.problems.append(doc.problem(["rules", index, "id"], f"rule id {rule_id!r} must start with its area {area!r}"))
             spec.rules[rule_id] = Rule(
                 id=rule_id, area=area, title=item["title"], statement=item["statement"],
                 sources=tuple(item["sources"]), parameters=tuple(item.get("parameters", ())),
                 testable=item["testable"], kind=item.get("kind"), confidence=item.get("confidence"),
                 note=item.get("note"),
             )
-        rule_docs[area] = (doc, doc.data["rules"])
+        read.append((doc, doc.data["rules"]))
+    return read
 
-    for doc in _documents(sorted((root / "variants").glob("*.yaml")), problems):
-        if not _checked(doc, "variant", problems):
+
+def _read_variants(spec: Spec, paths: list[Path]) -> None:
+    for doc in _documents(paths, spec.problems):
+        if not _checked(doc, "variant", spec.problems):
             continue
         data = doc.data
         if data["id"] != doc.path.stem:
-            problems.append(doc.problem(["id"], f"variant id {data['id']!r} must equal the file name {doc.path.stem!r}"))
+            spec.problems.append(doc.problem(["id"], f"variant id {data['id']!r} must equal the file name {doc.path.stem!r}"))
         for key, value in data["parameters"].items():
             parameter = spec.parameters.get(key)
             if parameter is None:
-                problems.append(doc.problem(["parameters", key], f"unknown parameter {key!r}"))
+                spec.problems.append(doc.problem(["parameters", key], f"unknown parameter {key!r}"))
             elif (why := parameter.check(value)) is not None:
-                problems.append(doc.problem(["parameters", key], why))
+                spec.problems.append(doc.problem(["parameters", key], why))
         for index, source in enumerate(data["sources"]):
             if spec.sources and source not in spec.sources:
-                problems.append(doc.problem(["sources", index], f"unknown source {source!r}"))
+                spec.problems.append(doc.problem(["sources", index], f"unknown source {source!r}"))
         spec.variants[data["id"]] = Variant(
             id=data["id"], title=data["title"], description=data["description"],
             sources=tuple(data["sources"]), overrides=dict(data["parameters"]), base=data.get("base"),
@@ -297,42 +321,42 @@ def read_spec(root: Path) -> Spec:
         )
     for variant in spec.variants.values():
         if variant.base is not None and variant.base not in spec.variants:
-            problems.append(Problem(f"variants/{variant.id}.yaml", 0, "base", f"unknown base variant {variant.base!r}"))
+            spec.problems.append(Problem(f"variants/{variant.id}.yaml", 0, "base", f"unknown base variant {variant.base!r}"))
 
-    conflicts_path = root / "conflicts.yaml"
-    for doc in _documents([conflicts_path] if conflicts_path.exists() else [], problems):
-        if not _checked(doc, "conflicts", problems):
+
+def _read_conflicts(spec: Spec, path: Path) -> None:
+    for doc in _documents(_optional(path), spec.problems):
+        if not _checked(doc, "conflicts", spec.problems):
             continue
         for index, item in enumerate(doc.data["conflicts"]):
-            where = ["conflicts", index]
+            where: list[PathPart] = ["conflicts", index]
             if item["id"] in spec.conflicts:
-                problems.append(doc.problem([*where, "id"], f"duplicate conflict id {item['id']!r}"))
+                spec.problems.append(doc.problem([*where, "id"], f"duplicate conflict id {item['id']!r}"))
             for r, rule_id in enumerate(item["rules"]):
                 if rule_id not in spec.rules:
-                    problems.append(doc.problem([*where, "rules", r], f"unknown rule {rule_id!r}"))
+                    spec.problems.append(doc.problem([*where, "rules", r], f"unknown rule {rule_id!r}"))
             parameter = spec.parameters.get(item.get("parameter", ""))
             if "parameter" in item and parameter is None:
-                problems.append(doc.problem([*where, "parameter"], f"unknown parameter {item['parameter']!r}"))
+                spec.problems.append(doc.problem([*where, "parameter"], f"unknown parameter {item['parameter']!r}"))
             for r, reading in enumerate(item["readings"]):
                 for s, source in enumerate(reading["sources"]):
                     if spec.sources and source not in spec.sources:
-                        problems.append(doc.problem([*where, "readings", r, "sources", s], f"unknown source {source!r}"))
+                        spec.problems.append(doc.problem([*where, "readings", r, "sources", s], f"unknown source {source!r}"))
                 if parameter is not None and "value" in reading and (why := parameter.check(reading["value"])) is not None:
-                    problems.append(doc.problem([*where, "readings", r, "value"], why))
+                    spec.problems.append(doc.problem([*where, "readings", r, "value"], why))
             spec.conflicts[item["id"]] = Conflict(
                 id=item["id"], title=item["title"], rules=tuple(item["rules"]), parameter=item.get("parameter"),
                 readings=tuple(item["readings"]), default=item["default"], rationale=item["rationale"],
             )
 
-    # Cross-checks of rules against parameters and sources.
-    for area, (doc, items) in rule_docs.items():
+
+def _cross_check_rules(spec: Spec, rule_docs: list[tuple[YamlDocument, list[Any]]]) -> None:
+    """Every parameter and source a rule names exists."""
+    for doc, items in rule_docs:
         for index, item in enumerate(items):
             for p, name in enumerate(item.get("parameters", ())):
                 if name not in spec.parameters:
-                    problems.append(doc.problem(["rules", index, "parameters", p], f"unknown parameter {name!r}"))
+                    spec.problems.append(doc.problem(["rules", index, "parameters", p], f"unknown parameter {name!r}"))
             for s, source in enumerate(item["sources"]):
                 if spec.sources and source["source"] not in spec.sources:
-                    problems.append(doc.problem(["rules", index, "sources", s, "source"], f"unknown source {source['source']!r}"))
-    if spec.default_variant not in spec.variants:
-        problems.append(Problem("spec.yaml", 0, "default_variant", f"unknown variant {spec.default_variant!r}"))
-    return spec
+                    spec.problems.append(doc.problem(["rules", index, "sources", s, "source"], f"unknown source {source['source']!r}"))
