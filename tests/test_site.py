@@ -172,6 +172,24 @@ def test_the_schema_reference_lists_every_key_and_definition():
     assert "[partial_position](position.md#def-partial-position)" in scenario_page
 
 
+def test_a_broken_scenario_file_is_a_problem_and_the_others_still_get_pages(tmp_path):
+    from canasta_conformance.site.pages import build_site
+
+    corpus = tmp_path / "scenarios" / "pile"
+    corpus.mkdir(parents=True)
+    good = scenarios_dir() / "pile" / "pile-wild-top-blocks-take.yaml"
+    (corpus / good.name).write_text(good.read_text(encoding="utf-8"))
+    (corpus / "pile-broken.yaml").write_text(
+        "# yaml-language-server: $schema=../../spec/schema/scenario.schema.json\nid: pile-broken\ntitle: x\n")
+    site = build_site(scenarios_root=tmp_path / "scenarios")
+    assert any("pile-broken.yaml" in problem for problem in site.problems)
+    assert "scenarios/pile/pile-wild-top-blocks-take.md" in site.pages
+    assert "scenarios/pile/pile-broken.md" not in site.pages
+    assert site.report is not None and site.report.results["pile-wild-top-blocks-take"].status == "passed"
+    page = site.fill(site.pages["scenarios/pile/pile-wild-top-blocks-take.md"])
+    assert page.count('data-card="2C"') >= 1 and "<!--cc:" not in page
+
+
 # --------------------------------------------------------------------------------------------
 # The built site
 

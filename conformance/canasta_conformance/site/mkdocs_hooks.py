@@ -13,10 +13,12 @@ import logging
 import time
 from typing import Any
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from canasta_conformance.site.cards import ShortcodeError, expand_shortcodes, stylesheet
 from canasta_conformance.site.pages import Site, build_site
+from canasta_conformance.spec import SpecError
 
 log = logging.getLogger("mkdocs.hooks.canasta")
 CSS = "assets/canasta-cards.css"
@@ -28,7 +30,10 @@ _site: Site | None = None
 def on_config(config: Any) -> Any:
     global _site
     started = time.perf_counter()
-    _site = build_site(directory_urls=config.use_directory_urls)
+    try:
+        _site = build_site(directory_urls=config.use_directory_urls)
+    except SpecError as error:  # nothing can be generated from a broken spec
+        raise PluginError(str(error)) from None
     log.info("canasta: generated %d pages in %.1fs", len(_site.pages), time.perf_counter() - started)
     for problem in _site.problems:
         log.warning("canasta: %s", problem)
