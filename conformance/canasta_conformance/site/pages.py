@@ -614,7 +614,8 @@ class Writer:
         elif scenario.deal is not None:
             deal = scenario.deal
             lines += [f"The hand is dealt by seat {deal.dealer} from a deck of {len(deal.deck)} cards (top first)"
-                      + (f", with scores {', '.join(map(str, deal.scores))} before the hand" if deal.scores else "") + ":", "",
+                      + (f", with scores {', '.join(map(str, deal.scores))} before the hand" if deal.scores else "")
+                      + (f"; seat {deal.first_player} plays first" if getattr(deal, "first_player", None) is not None else "") + ":", "",
                       self.site.slot(f'<div class="cc-table">{table.stock(deal.deck, what="Deck")}</div>'), ""]
             if traced and traced.start is not None:
                 lines += ["After the deal, as the reference engine deals it:", "",

@@ -113,9 +113,10 @@ def trace(scenario: Scenario, engine: Engine) -> Trace:
 
 def _trace(scenario: Scenario, engine: Engine) -> Trace:
     try:
-        if scenario.deal is not None:
-            engine.deal(DealSetup(scenario.variant, dict(scenario.options), scenario.deal.dealer,  # type: ignore[attr-defined]
-                                  scenario.deal.deck, scenario.deal.scores))
+        if scenario.deal is not None:  # as runner.run_scenario starts a dealt scenario
+            deal = scenario.deal
+            engine.deal(DealSetup(scenario.variant, dict(scenario.options), deal.dealer, deal.deck,  # type: ignore[attr-defined]
+                                  deal.scores, getattr(deal, "first_player", None)))
         else:
             engine.load(scenario.position)  # type: ignore[arg-type]
         start = engine.observe()
