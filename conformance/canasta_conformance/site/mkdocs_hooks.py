@@ -44,15 +44,16 @@ def on_config(config: Any) -> Any:
 
 
 def _expand_nav(items: list[Any], site: Site) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for item in items:
         if isinstance(item, dict):
             (title, value), = item.items()
             if isinstance(value, str) and value in site.sections:
-                value = [value, *({child_title: path} for child_title, path in site.sections[value])]
+                out.append({title: [value, *({child_title: path} for child_title, path in site.sections[value])]})
             elif isinstance(value, list):
-                value = _expand_nav(value, site)
-            out.append({title: value})
+                out.append({title: _expand_nav(value, site)})
+            else:
+                out.append(item)
         elif isinstance(item, str) and item in site.sections:
             out.extend([item, *({t: p} for t, p in site.sections[item])])
         else:

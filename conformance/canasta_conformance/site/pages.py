@@ -28,7 +28,7 @@ from .links import (
     Linker, href, parameter_anchor, rel, rule_page, scenario_area_page, scenario_page,
 )
 from .runs import Report, Trace, run_report, trace
-from .schemadoc import SchemaWriter, schema_files
+from .schemadoc import SchemaFile, SchemaWriter, schema_files
 
 Nav = list[tuple[str, str]]
 _SLOT = re.compile(r"<!--cc:(\d+)-->")
@@ -176,7 +176,7 @@ _PROTECTED = re.compile(r"(`+)(?:.+?)\1|\[[^\]]*\]\([^)]*\)|<[^>]+>")
 # --------------------------------------------------------------------------------------------
 
 class Writer:
-    def __init__(self, site: Site, traces: Mapping[str, Trace], schemas: list, directory_urls: bool = True) -> None:
+    def __init__(self, site: Site, traces: Mapping[str, Trace], schemas: list[SchemaFile], directory_urls: bool = True) -> None:
         self.site = site
         self.directory_urls = directory_urls
         self.spec = site.spec
@@ -404,7 +404,7 @@ class Writer:
 
     def parameter_block(self, parameter: Parameter, page: str) -> list[str]:
         name = parameter.name
-        schema = self.schemas.type_text(dict(parameter.schema), _NoFile(), page) if self.schemas else ""
+        schema = self.schemas.type_text(dict(parameter.schema), _PARAMETER_SCHEMA, page)
         lines = [f"## {name} {{#{parameter_anchor(name)}}}", "", self.text(parameter.description, page, prefer_parameters=True), "",
                  f"Allowed values: {schema}. Default: `{_md(value_text(parameter.default))}`."
                  + ("" if parameter.implemented else " *The reference engine plays only the default value so far.*"), ""]
@@ -455,29 +455,29 @@ class Writer:
             lines.append(f"    | {self.param_link(name, page)} | {_cell(escape(value_text(self.variant_values[self.default].get(name))))} |")
         lines += ["", "## The variants", ""]
         for variant_id in variants:
-            variant = self.spec.variants[variant_id]
-            lines += [f"### {_md(variant.title)} {{#variant-{variant_id}}}", "", f"`{variant_id}`" + (f" · based on {self.variant_link(variant.base, page)}" if variant.base else ""), "",
-                      self.text(variant.description, page, prefer_parameters=True), ""]
-            if variant.sources:
-                lines += ["Sources: " + ", ".join(self.source_link(s, page) for s in variant.sources), ""]
-            if variant.overrides:
+            info = self.spec.variants[variant_id]
+            lines += [f"### {_md(info.title)} {{#variant-{variant_id}}}", "", f"`{variant_id}`" + (f" · based on {self.variant_link(info.base, page)}" if info.base else ""), "",
+                      self.text(info.description, page, prefer_parameters=True), ""]
+            if info.sources:
+                lines += ["Sources: " + ", ".join(self.source_link(s, page) for s in info.sources), ""]
+            if info.overrides:
                 lines += ["| parameter | value | default |", "| --- | --- | --- |"]
-                for name, value in variant.overrides.items():
+                for name, value in info.overrides.items():
                     lines.append(f"| {self.param_link(name, page)} | {_cell(escape(value_text(value)))} | "
                                  f"{_cell(escape(value_text(self.spec.parameters[name].default))) if name in self.spec.parameters else ''} |")
                 lines.append("")
-            for note in variant.notes:
+            for note in info.notes:
                 lines += [f"- {self.text(note, page, prefer_parameters=True)}"]
-            if variant.notes:
+            if info.notes:
                 lines.append("")
-            if variant.open_questions:
+            if info.open_questions:
                 lines += ['??? question "Open questions"', ""]
-                for question in variant.open_questions:
+                for question in info.open_questions:
                     lines.append(f"    - {self.text(question, page, prefer_parameters=True)}")
                 lines.append("")
             count = sum(1 for s in self.site.scenarios if s.variant == variant_id)
             if count:
-                lines += [f"{count} scenario{'s' if count != 1 else ''} play this variant.", ""]
+                lines += [f"{count} scenario{'s' if count != 1 else ''} play this info.", ""]
         self.add(page, lines)
 
     # ---- conflicts and sources
@@ -521,24 +521,24 @@ class Writer:
                  "the project started from.", ""]
         for kind in kinds:
             lines += [f"## {kind.replace('-', ' ').capitalize()}{'s' if not kind.endswith('s') else ''}", ""]
-            for source in (s for s in self.spec.sources.values() if s.kind == kind):
-                lines += [f"### {source.id} {{#{source.id}}}", "", f"**{_md(source.title)}**", ""]
+            for src in (s for s in self.spec.sources.values() if s.kind == kind):
+                lines += [f"### {src.id} {{#{src.id}}}", "", f"**{_md(src.title)}**", ""]
                 details = []
-                if source.file:
-                    details.append(f"file `{source.file}`")
-                if source.url:
-                    details.append(f"<{source.url}>")
+                if src.file:
+                    details.append(f"file `{src.file}`")
+                if src.url:
+                    details.append(f"<{src.url}>")
                 if details:
                     lines += [" · ".join(details), ""]
-                if source.note:
-                    lines += [self.text(source.note, page), ""]
-                if cited_rules.get(source.id):
-                    lines += [f"Cited by {len(cited_rules[source.id])} rule{'s' if len(cited_rules[source.id]) != 1 else ''}: "
-                              + self.linker.rule_links(cited_rules[source.id], page), ""]
-                if cited_variants.get(source.id):
-                    lines += ["Variants: " + ", ".join(self.variant_link(v, page) for v in cited_variants[source.id]), ""]
-                if cited_conflicts.get(source.id):
-                    lines += ["Conflicts: " + ", ".join(f"[{c}]({rel(CONFLICTS + '#' + c, page)})" for c in cited_conflicts[source.id]), ""]
+                if src.note:
+                    lines += [self.text(src.note, page), ""]
+                if cited_rules.get(src.id):
+                    lines += [f"Cited by {len(cited_rules[src.id])} rule{'s' if len(cited_rules[src.id]) != 1 else ''}: "
+                              + self.linker.rule_links(cited_rules[src.id], page), ""]
+                if cited_variants.get(src.id):
+                    lines += ["Variants: " + ", ".join(self.variant_link(v, page) for v in cited_variants[src.id]), ""]
+                if cited_conflicts.get(src.id):
+                    lines += ["Conflicts: " + ", ".join(f"[{c}]({rel(CONFLICTS + '#' + c, page)})" for c in cited_conflicts[src.id]), ""]
         self.add(page, lines)
 
     # ---- scenarios
@@ -783,11 +783,5 @@ class Writer:
         self.add(page, lines)
 
 
-class _NoFile:
-    """Stands in for a schema file when describing an inline schema (a parameter's)."""
-
-    name = "parameters"
-    path = Path("parameters.json")
-    page = PARAMETERS
-
-
+#: stands in for a schema file when describing a parameter's inline schema (it has no $ref)
+_PARAMETER_SCHEMA = SchemaFile("parameters", Path("parameters.schema.json"), "schema/parameters.schema.json", {})
