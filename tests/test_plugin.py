@@ -134,3 +134,18 @@ def test_deliberately_wrong_engines_fail_at_least_90_percent_of_the_corpus(pytes
     failed = outcomes.get("failed", 0)
     assert outcomes.get("errors", 0) == 0
     assert failed >= 0.9 * total, f"{engine} failed only {failed} of {total} scenarios"
+
+
+def test_an_engine_module_next_to_the_user_is_found(pytester):
+    scenario(pytester, "local-engine")
+    pytester.makepyfile(my_local_engine="from canasta_reference import create_engine\n")
+    result = pytester.runpytest("--canasta-engine", "my_local_engine:create_engine")
+    result.assert_outcomes(passed=1)
+
+
+def test_an_engine_that_cannot_be_imported_stops_the_run_once(pytester):
+    scenario(pytester, "stop-one")
+    scenario(pytester, "stop-two")
+    result = pytester.runpytest("--canasta-engine", "no_such_module:factory")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stdout.str().count("cannot import engine module 'no_such_module'") == 1

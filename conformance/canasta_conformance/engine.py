@@ -8,6 +8,8 @@ Engines in other languages speak the same operations as JSON lines (see the prot
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -104,6 +106,8 @@ def resolve_factory(spec: str) -> EngineFactory:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise EngineLoadError(f"--canasta-engine wants 'module:factory', got {spec!r}")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m pytest` does: engines next to the user are found
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:

@@ -16,7 +16,7 @@ import pytest
 from . import __version__
 from .collector import KNOWN_FAILURE_PROPERTY, STATUS_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
 from .data import scenarios_dir, spec_dir
-from .engine import DEFAULT_ENGINE, Capabilities, EngineLoadError
+from .engine import DEFAULT_ENGINE, Capabilities, EngineLoadError, resolve_factory
 from .harness import EngineSession
 from .known_failures import KnownFailuresError, load_known_failures
 from .protocol import PROTOCOL_VERSION
@@ -210,6 +210,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """In quiet runs pytest hides the header: still say which engine and spec are tested."""
     config = session.config
     scenarios = sum(isinstance(item, ScenarioItem) for item in session.items)
+    state: CanastaState = config.stash[_SESSION_KEY]
+    if scenarios and not state.engine_cmd:
+        try:  # an engine that cannot be imported is one usage error, not a failure per scenario
+            resolve_factory(state.engine_spec)
+        except EngineLoadError as error:
+            pytest.exit(f"--canasta-engine: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if scenarios and reporter is not None and config.get_verbosity() < 0:
         reporter.write_line(f"{_header_line(config)}; {scenarios} scenarios")

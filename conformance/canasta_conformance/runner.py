@@ -85,10 +85,7 @@ def run_scenario(scenario: Scenario, engine: Engine, capabilities: Capabilities 
     if reason:
         return result("unsupported", reason)
     try:
-        if scenario.deal is not None:
-            engine.deal(DealSetup(scenario.variant, dict(scenario.options), scenario.deal.dealer, scenario.deal.deck, scenario.deal.scores, scenario.deal.first_player))  # type: ignore[attr-defined]
-        else:
-            engine.load(scenario.position)  # type: ignore[arg-type]
+        start_scenario(scenario, engine)
     except OperationUnsupported as error:
         return result("unsupported", f"the engine does not support {'deal' if scenario.deal else 'load'}: {error}")
     except Exception as error:  # noqa: BLE001
@@ -113,6 +110,17 @@ def describe_error(error: BaseException, prefix: str) -> tuple[str, tuple[str, .
     if isinstance(error, EngineFault):
         return error.message, error.details
     return f"{prefix} {error!r}", _traceback(error)
+
+
+def start_scenario(scenario: Scenario, engine: Engine) -> None:
+    """Put ``engine`` in the scenario's starting position: load it, or deal from the deck order."""
+    if scenario.deal is not None:
+        deal = scenario.deal
+        setup = DealSetup(scenario.variant, dict(scenario.options), deal.dealer, deal.deck, deal.scores, deal.first_player)
+        engine.deal(setup)  # type: ignore[attr-defined]
+    else:
+        assert scenario.position is not None
+        engine.load(scenario.position)
 
 
 def _traceback(error: BaseException) -> tuple[str, ...]:

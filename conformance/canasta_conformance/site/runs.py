@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ..engine import Capabilities, DealSetup, Engine, EngineFactory
+from ..engine import Capabilities, Engine, EngineFactory
+from ..runner import start_scenario
 from ..model import Position
 from ..runner import Result, run_scenario
 from ..scenario import Scenario
@@ -113,12 +114,7 @@ def trace(scenario: Scenario, engine: Engine) -> Trace:
 
 def _trace(scenario: Scenario, engine: Engine) -> Trace:
     try:
-        if scenario.deal is not None:  # as runner.run_scenario starts a dealt scenario
-            deal = scenario.deal
-            engine.deal(DealSetup(scenario.variant, dict(scenario.options), deal.dealer, deal.deck,  # type: ignore[attr-defined]
-                                  deal.scores, getattr(deal, "first_player", None)))
-        else:
-            engine.load(scenario.position)  # type: ignore[arg-type]
+        start_scenario(scenario, engine)
         start = engine.observe()
     except Exception as error:  # noqa: BLE001 - the site shows what it can
         return Trace(None, (), repr(error))
