@@ -9,6 +9,7 @@ from typing import Any
 
 import jsonschema
 
+from .cards import TOKENS
 from .data import schema_dir
 from .yamlio import PathPart
 
@@ -32,7 +33,7 @@ def _registry() -> Any:
 
 @cache
 def validator(name: str) -> jsonschema.Draft7Validator:
-    return jsonschema.Draft7Validator(schema(name), registry=_registry())
+    return jsonschema.Draft7Validator(_inlined(schema(name), f"{name}.schema.json"), registry=_registry())
 
 
 @cache
@@ -40,7 +41,34 @@ def definition_validator(name: str, definition: str) -> jsonschema.Draft7Validat
     """A validator for one definition of ``spec/schema/<name>.schema.json`` (e.g. one protocol message)."""
     if definition not in schema(name).get("definitions", {}):
         raise KeyError(f"{name}.schema.json has no definition {definition!r}")
-    return jsonschema.Draft7Validator({"$ref": f"{name}.schema.json#/definitions/{definition}"}, registry=_registry())
+    return jsonschema.Draft7Validator(_inlined(schema(name)["definitions"][definition], f"{name}.schema.json"), registry=_registry())
+
+
+CARD_PATTERN = "^(?:[2-9TJQKA][CDHS]|JK)$"
+_CARD_ENUM = list(TOKENS)
+
+
+def _inlined(node: Any, base: str, depth: int = 0) -> Any:
+    """The schema with every ``$ref`` replaced by its target (our schemas are not recursive).
+    Resolving references while validating costs most of the time of loading a scenario."""
+    if depth > 50:
+        raise ValueError(f"{base}: $ref nesting too deep (a recursive schema?)")
+    if isinstance(node, list):
+        return [_inlined(item, base, depth) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("enum") == _CARD_ENUM:  # the same check as the 53-token enum, without 53 comparisons a card
+        return {**{k: v for k, v in node.items() if k != "enum"}, "type": "string", "pattern": CARD_PATTERN}
+    if "$ref" in node and isinstance(node["$ref"], str):
+        target_file, _, pointer = node["$ref"].partition("#")
+        target_file = target_file or base
+        target: Any = schema(target_file.removesuffix(".schema.json"))
+        for part in filter(None, pointer.split("/")):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        resolved = _inlined(target, target_file, depth + 1)
+        return {**resolved, **_inlined(siblings, base, depth)} if siblings and isinstance(resolved, dict) else resolved
+    return {key: (_inlined(value, base, depth) if key not in ("enum", "const", "default", "examples") else value) for key, value in node.items()}
 
 
 def schema_errors(name: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
@@ -59,7 +87,9 @@ def definition_errors(name: str, definition: str, data: Any) -> Iterator[tuple[l
 def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key")
-    if error.validator == "enum" and len(error.validator_value) > 20 and "JK" in error.validator_value:
+    if (error.validator == "pattern" and error.validator_value == CARD_PATTERN) or (
+        error.validator == "enum" and len(error.validator_value) > 20 and "JK" in error.validator_value
+    ):
         return (f"{error.instance!r} is not a card token: a rank (A K Q J T 9 8 7 6 5 4 3 2) and a "
                 f"suit (C D H S), e.g. 'KH' or 'TD', or 'JK' for a joker")
     if error.validator in ("oneOf", "anyOf") and error.context:
