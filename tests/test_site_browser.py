@@ -28,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 RULE = "pile.frozen.take-with-natural-pair"
+TIMEOUT_MS = 90_000
 SCENARIO_AREA, SCENARIO = "pile", "pile-frozen-taken-whole-with-wilds-and-red-three"
 
 
@@ -80,6 +81,7 @@ def served(browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
 @pytest.fixture
 def page(browser, served):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)  # generous: CI runs the browser beside another test worker
     page = context.new_page()
     page.errors = []  # type: ignore[attr-defined]
     page.on("console", lambda message: page.errors.append(f"console: {message.text}") if message.type == "error" else None)
@@ -173,8 +175,8 @@ def test_search_finds_a_rule_by_its_id(page, served):
     from playwright.sync_api import expect
 
     result = page.locator(f'.md-search-result a[href*="#{RULE}"]').first
-    result.wait_for(state="visible", timeout=15_000)
-    expect(page.locator(".md-search-result__item").first).to_contain_text(RULE)  # the best match comes first
+    result.wait_for(state="visible", timeout=TIMEOUT_MS)
+    expect(page.locator(".md-search-result__item").first).to_contain_text(RULE, timeout=TIMEOUT_MS)  # best match first
     screenshot(page, "search.png", full_page=False)
     result.click()
     page.wait_for_url(lambda url: url.endswith(f"#{RULE}"))
