@@ -4,7 +4,7 @@ The site is served on 127.0.0.1 (a free port, in a thread); the home page, a rul
 scenario page must load without console errors and show their cards, and the search box must find
 a rule by its ID. Screenshots go to reports/screenshots/ (gitignored) for people to look at.
 
-Needs the ``site-test`` extra (Playwright's Python package) and a Chromium binary: Debian's
+Needs the ``test`` extra (Playwright's Python package) and a Chromium binary: Debian's
 ``chromium`` at /usr/bin/chromium, or CANASTA_CHROMIUM. ``playwright install`` is never called.
 """
 
@@ -48,7 +48,7 @@ def browser() -> Iterator[object]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("Playwright is not installed: pip install -e '.[site-test]'")
+        pytest.skip("Playwright is not installed: pip install -e '.[test]'")
     executable = chromium_path()
     if executable is None:
         pytest.skip("no Chromium binary: apt-get install chromium (or set CANASTA_CHROMIUM)")
