@@ -20,6 +20,7 @@ def test_every_testable_rule_has_a_scenario_and_every_prohibition_a_rejecting_on
     coverage = compute_coverage(SPEC, scenarios)
     assert [c.rule for c in coverage.uncovered] == []
     assert [c.rule for c in coverage.missing_rejection] == []
+    assert [c.rule for c in coverage.missing_allowed] == []
 
 
 def test_the_corpus_has_the_families_the_suite_promises():

@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     coverage.add_argument("paths", nargs="*", type=Path, help="scenario files or folders (default: the installed corpus)")
     coverage.add_argument("--all", action="store_true", help="list the scenarios of every rule")
-    coverage.add_argument("--strict", action="store_true", help="also fail when a testable prohibition has no rejecting scenario")
+    coverage.add_argument("--strict", action="store_true", help="also fail when a testable prohibition has no rejecting scenario, or none beside an accepted action")
     coverage.set_defaults(handler=_coverage)
 
     play = commands.add_parser(
@@ -185,7 +185,7 @@ def _coverage(args: argparse.Namespace, extra: list[str]) -> int:
         print(problem, file=sys.stderr)
     result = compute_coverage(spec, scenarios)
     print(format_coverage(spec, result, show_all=args.all))
-    if problems or result.uncovered or (args.strict and result.missing_rejection):
+    if problems or result.uncovered or (args.strict and (result.missing_rejection or result.missing_allowed)):
         return 1
     return 0
 

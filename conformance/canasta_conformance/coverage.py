@@ -2,7 +2,8 @@
 
 A scenario exercises the rules it names in ``rules``; it rejects with a rule when a step expects
 a rejection citing it (``violates``). A testable rule with no scenario is uncovered; a testable
-prohibition with no rejecting scenario has no negative test.
+prohibition with no rejecting scenario has no negative test, and one whose scenarios never show
+an accepted action lacks the nearest allowed action beside the forbidden one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ class RuleCoverage:
     forbids: bool
     scenarios: tuple[str, ...]
     rejecting: tuple[str, ...]
+    allowing: tuple[str, ...] = ()  # scenarios of the rule that also show an accepted action
+
+    @property
+    def missing_allowed(self) -> bool:
+        return self.testable and self.forbids and not self.allowing
 
     @property
     def uncovered(self) -> bool:
@@ -44,19 +50,30 @@ class Coverage:
     def missing_rejection(self) -> list[RuleCoverage]:
         return [r for r in self.rules if r.missing_rejection]
 
+    @property
+    def missing_allowed(self) -> list[RuleCoverage]:
+        return [r for r in self.rules if r.missing_allowed]
+
 
 def compute_coverage(spec: Spec, scenarios: list[Scenario]) -> Coverage:
     exercising: dict[str, list[str]] = defaultdict(list)
     rejecting: dict[str, list[str]] = defaultdict(list)
+    allowing: dict[str, list[str]] = defaultdict(list)
     for scenario in scenarios:
+        rejected = {rule for step in scenario.steps for rule in step.expect.violates}
+        accepts = any(step.action is not None and step.expect.outcome == "accepted" for step in scenario.steps)
         for rule in scenario.rules:
             exercising[rule].append(scenario.id)
-        for step in scenario.steps:
-            for rule in step.expect.violates:
-                if scenario.id not in rejecting[rule]:
-                    rejecting[rule].append(scenario.id)
+        for rule in rejected:
+            rejecting[rule].append(scenario.id)
+        if accepts:
+            for rule in {*scenario.rules, *rejected}:
+                allowing[rule].append(scenario.id)
     rules = tuple(
-        RuleCoverage(rule.id, rule.testable, rule.forbids, tuple(exercising[rule.id]), tuple(rejecting[rule.id]))
+        RuleCoverage(
+            rule.id, rule.testable, rule.forbids, tuple(exercising[rule.id]), tuple(rejecting[rule.id]),
+            tuple(allowing[rule.id]),
+        )
         for rule in spec.rules.values()
     )
     return Coverage(rules, len(scenarios))
@@ -75,9 +92,11 @@ def format_coverage(spec: Spec, coverage: Coverage, show_all: bool = False) -> s
                 flags.append("UNCOVERED")
             if entry.missing_rejection:
                 flags.append("NO REJECTING SCENARIO")
+            if entry.missing_allowed:
+                flags.append("NO ALLOWED COUNTERPART")
             if not entry.testable:
                 flags.append("informative")
-            if not show_all and not flags[:2] and entry.testable:
+            if not show_all and not (entry.uncovered or entry.missing_rejection or entry.missing_allowed) and entry.testable:
                 count = f"{len(entry.scenarios)} scenarios" + (f", {len(entry.rejecting)} rejecting" if entry.forbids else "")
                 lines.append(f"  {entry.rule:<46} {count}")
                 continue
@@ -90,6 +109,7 @@ def format_coverage(spec: Spec, coverage: Coverage, show_all: bool = False) -> s
         f"{coverage.scenario_count} scenarios; {len(coverage.rules)} rules, {len(testable)} testable: "
         f"{len(testable) - len(coverage.uncovered)} covered, {len(coverage.uncovered)} uncovered; "
         f"{len(prohibitions)} testable prohibitions: {len(prohibitions) - len(coverage.missing_rejection)} with a rejecting scenario, "
-        f"{len(coverage.missing_rejection)} without"
+        f"{len(coverage.missing_rejection)} without, "
+        f"{len(prohibitions) - len(coverage.missing_allowed)} beside an accepted action"
     )
     return "\n".join(lines)
