@@ -125,3 +125,13 @@ class Linker:
 
     def _link_bare(self, text: str, page: str) -> str:
         return _BARE.sub(lambda m: self.rule_link(m.group(1), page) if m.group(1) in self.rule_areas else m.group(0), text)
+
+
+def table_cell(text: str) -> str:
+    """Text for one cell of a Markdown table: pipes outside code escaped, on one line."""
+    out, in_code = [], False
+    for ch in text:
+        if ch == "`":
+            in_code = not in_code
+        out.append("\\|" if ch == "|" and not in_code else ch)
+    return "".join(out).replace("\n", " ")

@@ -23,6 +23,7 @@ from ..model import format_action
 from ..scenario import Scenario, Step, load_scenarios, scenario_files
 from ..spec import Conflict, Parameter, Rule, Spec, VariantError, load_spec
 from .board import Table
+from .links import table_cell as _cell
 from .links import (
     CONFLICTS, PARAMETERS, REPORT, RULES_INDEX, SCENARIOS_INDEX, SCHEMAS_INDEX, SOURCES, VARIANTS,
     Linker, href, parameter_anchor, rel, rule_page, scenario_area_page, scenario_page,
@@ -139,15 +140,6 @@ def _next_from(rows: Sequence[Mapping[str, Any]], index: int) -> Any:
         if row.get("from") is not None:
             return row["from"]
     return "any"
-
-
-def _cell(text: str) -> str:
-    out, in_code = [], False
-    for ch in text:
-        if ch == "`":
-            in_code = not in_code
-        out.append("\\|" if ch == "|" and not in_code else ch)
-    return "".join(out).replace("\n", " ")
 
 
 def _md(text: str | None) -> str:
@@ -438,7 +430,7 @@ class Writer:
         lines.append("")
         differing = [p for p in self.spec.parameters if len({value_text(self.variant_values[v].get(p)) for v in variants}) > 1]
         same = [p for p in self.spec.parameters if p not in differing]
-        lines += [f"## Comparison {{#comparison}}", "",
+        lines += ["## Comparison {#comparison}", "",
                   f"{len(differing)} parameters differ between the variants; the other {len(same)} have the same value in all of them (below the table).", ""]
         header = "| parameter | " + " | ".join(f"[{v}](#variant-{v})" for v in variants) + " |"
         lines += ['<div class="cc-matrix" markdown>', "", header, "| --- | " + " | ".join("---" for _ in variants) + " |"]

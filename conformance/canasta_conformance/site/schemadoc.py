@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .links import rel, schema_page
+from .links import table_cell as _cell
 
 #: how schema files are grouped on the reference index (a name not listed goes to "Other")
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -258,15 +259,6 @@ def _description(schema: Any) -> str:
 
 def _escape(text: str) -> str:
     return " ".join(text.split()).replace("<", "&lt;")
-
-
-def _cell(text: str) -> str:
-    out, in_code = [], False
-    for ch in text:
-        if ch == "`":
-            in_code = not in_code
-        out.append("\\|" if ch == "|" and not in_code else ch)
-    return "".join(out)
 
 
 def _json(value: Any) -> str:
