@@ -10,7 +10,8 @@ For takes and melds the enumeration is complete under this bound:
   limit of jokers and twos, or a lone run of wild cards added to a meld of the side), or, for the
   side's initial meld, up to three groups of different ranks, each with all the hand's naturals
   of its rank plus zero or one wild card.
-* A take melds the top card with k naturals of its rank (k from 0 up) plus up to two wild cards;
+* A take melds the top card with k naturals of its rank (k from 0 up) plus any choice of wild
+  cards by kind (so takes that are not an initial meld are listed completely, one per suit-class);
   when it makes the initial meld it may add up to two further groups as above.
 
 Every listed action is accepted by ``apply``; an action outside the bound may be legal too.
@@ -111,7 +112,7 @@ def _takes(state: HandState) -> list[Action]:
     naturals, wild_choices = _by_rank(state)
     same = naturals.get(top.rank, [])
     out: list[Action] = []
-    firsts = [tuple(same[:k]) + tuple(w) for k in range(len(same) + 1) for w in wild_choices if len(w) <= 2]
+    firsts = [tuple(same[:k]) + tuple(w) for k in range(len(same) + 1) for w in wild_choices]
     extras: list[tuple[MeldGroup, ...]] = [()]
     if not state.melds[state.side]:
         groups = [g for g in _full_groups({r: c for r, c in naturals.items() if r != top.rank}, wild_choices)]
