@@ -277,6 +277,10 @@ def position_problems(position: Position, params: Mapping[str, Any]) -> Iterator
                 yield where, f"a meld has at least {params['meld.min_naturals']} natural cards"
             if wilds > params["meld.max_wilds"]:
                 yield where, f"a meld has at most {params['meld.max_wilds']} wild cards"
+    if params["red_three.dealt_timing"] == "before_play":
+        for seat, hand in enumerate(position.hands):
+            if any(c.is_red_three for c in hand):
+                yield ["hands", seat], "red threes are laid face up at once: no hand holds one (red_threes lists them)"
     for side_index, threes in enumerate(position.red_threes):
         for index, c in enumerate(threes):
             if not c.is_red_three:

@@ -92,6 +92,9 @@ def _message(error: jsonschema.ValidationError) -> str:
     ):
         return (f"{error.instance!r} is not a card token: a rank (A K Q J T 9 8 7 6 5 4 3 2) and a "
                 f"suit (C D H S), e.g. 'KH' or 'TD', or 'JK' for a joker")
+    if error.validator == "enum" and isinstance(error.instance, bool) and {"yes", "no"} & set(map(str, error.validator_value)):
+        word = "yes" if error.instance else "no"
+        return f"{error.instance!r} is not one of {error.validator_value!r}: YAML reads a bare {word} as a boolean, write \"{word}\" in quotes"
     if error.validator in ("oneOf", "anyOf") and error.context:
         return _branch_message(error)
     return error.message

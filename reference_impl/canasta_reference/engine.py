@@ -182,7 +182,7 @@ class ReferenceEngine:
             raise Illegal("pile.take.initial-meld-groups", "further groups go with a take only when it makes the side's initial meld; meld them after taking")
         check_take_cards(state, top, action.cards)
         plan = plan_melds(
-            [*([MeldGroup(action.cards)] if action.cards else []), *action.melds],
+            [*([MeldGroup(action.cards, top.rank)] if action.cards else []), *action.melds],
             rules, side_melds, self._opponent_ranks(state), extra=[(top.rank, top)],
         )
         if unmelded:
@@ -317,7 +317,23 @@ class ReferenceEngine:
             raise Illegal("turn.start.choice", "while the stock has cards, a turn begins by drawing or taking the pile")
         if self._forced_take(state):
             raise Illegal("stock.empty.forced-take", "with the stock exhausted the pile must be taken: its top card fits a meld of the side")
+        if state.question == "yes" and self._could_go_out_by_taking(state):
+            raise Illegal("out.ask.binding", "partner said yes: the player must take the pile and go out")
         return lambda: self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.empty.end
+
+    def _could_go_out_by_taking(self, state: HandState) -> bool:
+        """Whether some legal take leaves a hand the player can go out with (for out.ask.binding)."""
+        from .legal import candidate_takes
+
+        position = self.observe()
+        probe = ReferenceEngine(self.spec)
+        for take in candidate_takes(state):
+            probe.load(position)
+            if probe.apply(take).accepted and probe.state is not None and (
+                probe.state.phase == "over" or can_go_out(probe.state)
+            ):
+                return True
+        return False
 
     def _forced_take(self, state: HandState) -> bool:
         """stock.empty.forced-take: the top card fits a meld of the side and the pile is not frozen."""

@@ -74,13 +74,20 @@ def _fully_meldable(state: HandState, rest: Counter[Card]) -> bool:
             targets[rank] = _Target(len(existing), 0, max(0, cap))
     needed = sum(t.need for t in targets.values())
     if needed > wilds or wilds > sum(t.cap for t in targets.values()):
-        return False
-    sizes = {rank: t.size + t.need for rank, t in targets.items()}
-    room = {rank: t.cap - t.need for rank, t in targets.items()}
-    left = wilds - needed
-    for rank in sorted(sizes, key=lambda r: max(0, rules.canasta_min_cards - sizes[r])):
-        extra = min(left, room[rank])
-        sizes[rank] += extra
-        left -= extra
-    canastas = sum(1 for size in sizes.values() if size >= rules.canasta_min_cards)
+        return False  # every wild card must find a meld with room for it
+    # The spare wild cards complete as many canastas as they can: cheapest completions first (any
+    # spare left over fits somewhere, since the total room was checked above).
+    canastas, costs = 0, []
+    for t in targets.values():
+        short = rules.canasta_min_cards - (t.size + t.need)
+        if short <= 0:
+            canastas += 1
+        elif t.need + short <= t.cap:
+            costs.append(short)
+    spare = wilds - needed
+    for cost in sorted(costs):
+        if cost > spare:
+            break
+        spare -= cost
+        canastas += 1
     return canastas >= rules.canastas_to_go_out

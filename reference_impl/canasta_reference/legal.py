@@ -39,7 +39,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
         return [Answer(True), Answer(False)]
     candidates: list[Action] = [Ask()]
     if state.phase == "draw":
-        candidates += [Draw(), Decline(), *_takes(state)]
+        candidates += [Draw(), Decline(), *candidate_takes(state)]
     else:
         candidates += [Discard(card) for card in sort_cards(state.hand)]
         candidates += _melds(state)
@@ -105,13 +105,14 @@ def _disjoint(groups: tuple[MeldGroup, ...], state: HandState) -> bool:
     return not (needed - state.hand)
 
 
-def _takes(state: HandState) -> list[Action]:
+def candidate_takes(state: HandState) -> list[TakePile]:
+    """The takes listed by :func:`legal_actions`, before the legality check."""
     if not state.pile:
         return []
     top = state.pile[-1]
     naturals, wild_choices = _by_rank(state)
     same = naturals.get(top.rank, [])
-    out: list[Action] = []
+    out: list[TakePile] = []
     firsts = [tuple(same[:k]) + tuple(w) for k in range(len(same) + 1) for w in wild_choices]
     extras: list[tuple[MeldGroup, ...]] = [()]
     if not state.melds[state.side]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from canasta_conformance.cards import Card
+from canasta_conformance.cards import Card, excess_cards
 
 from .rules import Rules
 from .state import HandState
@@ -38,6 +38,10 @@ def deal_hand(
             raise ValueError("this variant chooses the first player at random: the deal names first_player")
     elif first_player not in (None, order[0]):
         raise ValueError(f"in this variant the dealer's left (seat {order[0]}) plays first, not seat {first_player}")
+    excess = excess_cards(Counter(deck), rules.packs, rules.jokers)
+    if excess:
+        card, seen, allowed = excess[0]
+        raise ValueError(f"the deck holds {card.token} {seen} times, the variant's deck only {allowed}")
     needed = rules.players * rules.hand_size + 1
     if len(deck) < needed:
         raise ValueError(f"the deal needs at least {needed} cards, the deck has {len(deck)}")
@@ -59,7 +63,7 @@ def deal_hand(
     )
     # red3.dealt.expose, red3.dealt.order: at once, seat by seat from the dealer's left, or (Hoyle)
     # on each player's first turn.
-    for seat in order if rules.red_three_dealt_timing == "before_play" else order[:1]:
+    for seat in order if rules.red_three_dealt_timing == "before_play" else [state.turn]:
         expose_red_threes(state, seat)
     return state
 
