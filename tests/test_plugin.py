@@ -6,18 +6,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from canasta_conformance.data import scenarios_dir
 from canasta_conformance.scenario import scenario_files
-
-EXAMPLE = (Path(__file__).parent / "test_validate.py").read_text().split('EXAMPLE = """\\\n')[1].split('"""')[0]
+from example_scenario import EXAMPLE
 
 
 def scenario(pytester: pytest.Pytester, name: str, text: str | None = None, area: str = "pile") -> Path:
     folder = pytester.path / "scenarios" / area
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.yaml"
-    path.write_text(text if text is not None else EXAMPLE.format(id=name).replace("{{", "{").replace("}}", "}"))
+    path.write_text(text if text is not None else EXAMPLE.format(id=name))
     return path
 
 
@@ -38,7 +36,7 @@ def test_ordinary_yaml_files_are_ignored(pytester):
 
 def test_a_broken_scenario_is_an_error_for_that_file_only(pytester):
     scenario(pytester, "fine-one")
-    scenario(pytester, "broken-one", EXAMPLE.format(id="broken-one").replace("[4D, 4H]", "[4D, 4X]").replace("{{", "{").replace("}}", "}"))
+    scenario(pytester, "broken-one", EXAMPLE.format(id="broken-one").replace("[4D, 4H]", "[4D, 4X]"))
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, errors=1)
     output = result.stdout.str()
@@ -71,7 +69,7 @@ def test_the_header_names_the_engine_and_spec_version(pytester):
 
 
 def test_a_failure_shows_the_step_the_expectation_the_engine_and_a_rerun_command(pytester):
-    text = EXAMPLE.format(id="diff-one").replace("{{", "{").replace("}}", "}") + (
+    text = EXAMPLE.format(id="diff-one") + (
         "  - action: {type: draw}\n"
         "    expect:\n"
         "      position:\n"

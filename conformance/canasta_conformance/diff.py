@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cards import Card, card, format_cards, sort_cards
-from .model import Position, SCORE_ITEMS, ScoreSheet, meld_sort_key
+from .model import Position, ScoreSheet, meld_sort_key
 
 
 def _cards(items: Sequence[str]) -> tuple[Card, ...]:
@@ -128,11 +128,3 @@ def score_diff(expected: Sequence[Mapping[str, int]], actual: ScoreSheet) -> lis
             if got.get(item) != value:
                 lines.append(f"score[{side}].{item}: expected {value}, actual {got.get(item)}")
     return lines
-
-
-def format_sheet(sheet: ScoreSheet) -> str:
-    header = "side " + " ".join(f"{k:>10}" for k in (*SCORE_ITEMS, "cumulative"))
-    rows = [f"{i:>4} " + " ".join(f"{v:>10}" for v in s.to_json().values()) for i, s in enumerate(sheet.sides)]
-    if sheet.game_over:
-        rows.append(f"game over: side {sheet.winner} wins" if sheet.winner is not None else "game over")
-    return "\n".join([header, *rows])

@@ -22,7 +22,9 @@ from . import __version__
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
 from .melds import MeldPlan, check_in_hand, count, plan_melds, remove_from_hand
-from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for
+from .legal import candidate_takes
+from .legal import legal_actions as list_legal_actions
+from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
 from .rules import Rules
 from .scoring import score_hand
 from .setup import deal_hand, expose_red_threes
@@ -85,9 +87,7 @@ class ReferenceEngine:
 
     def legal_actions(self) -> list[Action]:
         """Every legal action, under the bound documented in :mod:`canasta_reference.legal`."""
-        from .legal import legal_actions
-
-        return legal_actions(self)
+        return list_legal_actions(self)
 
     def apply(self, action: Action) -> Outcome:
         outcome, commit = self._plan(action)
@@ -323,8 +323,6 @@ class ReferenceEngine:
 
     def _could_go_out_by_taking(self, state: HandState) -> bool:
         """Whether some legal take leaves a hand the player can go out with (for out.ask.binding)."""
-        from .legal import candidate_takes
-
         position = self.observe()
         probe = ReferenceEngine(self.spec)
         for take in candidate_takes(state):
@@ -343,11 +341,8 @@ class ReferenceEngine:
         top = state.pile[-1]
         if not rules.is_natural(top) or top.rank not in state.melds[state.side]:
             return False
-        if is_frozen_for(state, state.side):
-            return False
-        if rules.one_card_rule and state.hand_size() == 1 and len(state.pile) == 1:
-            return False  # stock.empty.one-card-exception
-        return True
+        # not when frozen, nor for a one-card hand and pile (stock.empty.one-card-exception)
+        return not is_frozen_for(state, state.side) and not one_card_rule_applies(state)
 
     # --- shared obligations ---------------------------------------------------------------------------
     def _check_cards_left(self, state: HandState, cards_left: int, plan: MeldPlan, going_out_now: bool) -> None:

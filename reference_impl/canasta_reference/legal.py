@@ -75,7 +75,7 @@ def _melds(state: HandState) -> list[Action]:
     naturals, wild_choices = _by_rank(state)
     side_melds = state.melds[state.side]
     out: list[Action] = []
-    for rank, cards in naturals.items():
+    for cards in naturals.values():
         for k in range(1, len(cards) + 1):
             for wilds in wild_choices:
                 out.append(Meld((MeldGroup(tuple(cards[:k]) + tuple(wilds)),)))
@@ -94,7 +94,7 @@ def _melds(state: HandState) -> list[Action]:
 def _full_groups(naturals: dict[str, list[Card]], wild_choices: list[list[Card]]) -> list[MeldGroup]:
     groups = []
     singles = [w for w in wild_choices if len(w) <= 1]
-    for rank, cards in naturals.items():
+    for cards in naturals.values():
         for wilds in singles:
             groups.append(MeldGroup(tuple(cards) + tuple(wilds)))
     return groups

@@ -39,9 +39,14 @@ def check_top_not_blocked(top: Card, rules: Rules) -> None:
         raise Illegal("pile.take.top-card-first", f"the top card {top.token} cannot be melded")
 
 
+def one_card_rule_applies(state: HandState) -> bool:
+    """pile.one-card-rule (and stock.empty.one-card-exception): one card in hand, one in the pile."""
+    return state.rules.one_card_rule and state.hand_size() == 1 and len(state.pile) == 1
+
+
 def check_one_card_rule(state: HandState) -> None:
     """pile.one-card-rule: a one-card hand may not take a one-card pile."""
-    if state.rules.one_card_rule and state.hand_size() == 1 and len(state.pile) == 1:
+    if one_card_rule_applies(state):
         raise Illegal("pile.one-card-rule", "a player holding one card may not take a pile of one card")
 
 
