@@ -117,3 +117,12 @@ def test_a_copy_of_the_corpus_with_one_broken_file_fails_and_names_it(tmp_path, 
     assert code == 1
     assert lines and all(str(victim) in line for line in lines)
     assert any(": stepz" in line or "'steps' is a required property" in line for line in lines)
+
+
+def test_an_unknown_source_is_reported_with_file_and_line(folder, capsys):
+    text = EXAMPLE.format(id="bad-source").replace("\nrules:", "\nsource: seed-002\nrules:", 1)
+    path = write(folder, "bad-source", text)
+    line = text.splitlines().index("source: seed-002") + 1
+    code, lines = run(capsys, folder)
+    assert code == 1
+    assert any(f"{path}:{line}: source: unknown source 'seed-002'" in entry for entry in lines), lines

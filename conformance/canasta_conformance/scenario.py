@@ -146,6 +146,9 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
     for index, rule_id in enumerate(data["rules"]):
         if rule_id not in spec.rules:
             problem(["rules", index], f"unknown rule {rule_id!r}")
+    source = data.get("source")
+    if source is not None and spec.sources and source not in spec.sources:
+        problem(["source"], f"unknown source {source!r} (sources are listed in spec/sources.yaml)")
     variant = data.get("variant", spec.default_variant)
     options = data.get("options") or {}
     params: Mapping[str, Any] | None = None

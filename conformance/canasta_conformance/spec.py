@@ -41,7 +41,7 @@ class Source:
     id: str
     title: str
     kind: str
-    file: str | None = None
+    primary: bool = False
     url: str | None = None
     note: str | None = None
 

@@ -507,17 +507,17 @@ class Writer:
                 for source in reading.get("sources", ()):
                     if conflict.id not in cited_conflicts[source]:
                         cited_conflicts[source].append(conflict.id)
-        kinds = sorted({s.kind for s in self.spec.sources.values()}, key=lambda k: (k != "seed", k))
+        kinds = sorted({s.kind for s in self.spec.sources.values()}, key=lambda k: (k == "secondary", k))
         lines = [*_front("Sources"), "# Sources", "",
-                 "Every source the rules, variants and conflicts cite, with what cites it. Seeds are the documents "
-                 "the project started from.", ""]
+                 "Every source the rules, variants and conflicts cite, with what cites it. Primary sources are the "
+                 "documents whose full text the project started from.", ""]
         for kind in kinds:
             lines += [f"## {kind.replace('-', ' ').capitalize()}{'s' if not kind.endswith('s') else ''}", ""]
             for src in (s for s in self.spec.sources.values() if s.kind == kind):
                 lines += [f"### {src.id} {{#{src.id}}}", "", f"**{_md(src.title)}**", ""]
                 details = []
-                if src.file:
-                    details.append(f"file `{src.file}`")
+                if src.primary:
+                    details.append("primary source (full text held)")
                 if src.url:
                     details.append(f"<{src.url}>")
                 if details:
