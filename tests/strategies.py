@@ -6,13 +6,13 @@ from hypothesis import strategies as st
 
 from canasta_conformance.cards import TOKENS, card
 from canasta_conformance.model import (
-    MELD_RANKS, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet,
-    SideScore, TakePile, TurnFacts,
+    MELD_RANKS, SPECIAL_HAND_KINDS, WILD_MELD, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand,
+    Outcome, Position, ScoreSheet, SideScore, SpecialHand, TakePile, TurnFacts,
 )
 
 cards = st.sampled_from(TOKENS).map(card)
 card_lists = st.lists(cards, max_size=8)
-ranks = st.sampled_from(MELD_RANKS)
+ranks = st.sampled_from((*MELD_RANKS, WILD_MELD))
 
 
 def groups() -> st.SearchStrategy[MeldGroup]:
@@ -26,6 +26,7 @@ actions = st.one_of(
     st.builds(NextHand, card_lists.map(tuple)),
     st.builds(Meld, st.lists(groups(), min_size=1, max_size=3).map(tuple)),
     st.builds(TakePile, card_lists.map(tuple), st.lists(groups(), max_size=2).map(tuple)),
+    st.builds(SpecialHand, st.sampled_from(SPECIAL_HAND_KINDS), cards),
 )
 
 
@@ -50,6 +51,7 @@ def positions(draw: st.DrawFn) -> Position:
             took_pile=draw(st.booleans()), question=draw(st.sampled_from([None, "pending", "yes", "no"])),
         ),
         ended=draw(st.none() | st.builds(HandEnd, st.sampled_from(["went_out", "stock_exhausted"]), st.integers(0, players - 1), st.booleans())),
+        talons=tuple(tuple(draw(st.lists(cards, min_size=1, max_size=4))) for _ in range(draw(st.integers(0, 2)))),
     ).normalized()
 
 
@@ -59,6 +61,6 @@ outcomes = st.one_of(
     st.builds(Outcome.malformed, st.text(max_size=20)),
 )
 sheets = st.builds(
-    ScoreSheet, st.lists(st.builds(SideScore, *[st.integers(-5000, 5000)] * 7), min_size=2, max_size=3).map(tuple),
+    ScoreSheet, st.lists(st.builds(SideScore, *[st.integers(-5000, 5000)] * 9), min_size=2, max_size=3).map(tuple),
     st.booleans(), st.none() | st.integers(0, 2),
 )

@@ -72,6 +72,12 @@ def position_diff(expected: Mapping[str, Any], actual: Position) -> list[str]:
                 if threes is not None:
                     got = actual.red_threes[side] if side < len(actual.red_threes) else ()
                     lines += _multiset_diff(f"red_threes[{side}]", _cards(threes), got)
+        elif key == "talons":
+            got_talons = actual.talons
+            if len(want) != len(got_talons):
+                lines.append(f"talons: expected {len(want)} talons, actual {len(got_talons)}")
+            for index, (talon, got) in enumerate(zip(want, got_talons)):
+                lines += _multiset_diff(f"talons[{index}]", _cards(talon), got)
         elif key in ("pile", "stock"):
             lines += _sequence_diff(key, _cards(want), getattr(actual, key))
         elif key == "hand_counts":

@@ -18,7 +18,10 @@ Phase = Literal["draw", "play", "over"]
 PHASES: tuple[str, ...] = ("draw", "play", "over")
 Question = Literal["pending", "yes", "no"]
 MELD_RANKS: tuple[str, ...] = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3")
-_RANK_INDEX = {rank: index for index, rank in enumerate(MELD_RANKS)}
+#: the name of a side's wild-card meld (a meld of wild cards only) where a rank is expected
+WILD_MELD = "wild"
+_RANK_INDEX = {rank: index for index, rank in enumerate((*MELD_RANKS, WILD_MELD))}
+SPECIAL_HAND_KINDS: tuple[str, ...] = ("straight", "pairs", "pairs_with_wilds", "garbage")
 
 
 class FormatError(ValueError):
@@ -61,8 +64,10 @@ def _rank_text(value: Any, path: str) -> str:
     text = str(value).upper() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
     if text == "10":
         text = "T"
+    if text == WILD_MELD.upper():
+        text = WILD_MELD
     if text not in _RANK_INDEX:
-        raise FormatError(f"{value!r} is not a meld rank (A K Q J T 9 8 7 6 5 4 3)", path)
+        raise FormatError(f"{value!r} is not a meld rank (A K Q J T 9 8 7 6 5 4 3, or wild)", path)
     return text
 
 
@@ -73,6 +78,7 @@ def meld_rank(cards: Sequence[Card], wild_ranks: frozenset[str] = frozenset({"JK
 
 
 def meld_sort_key(meld: Sequence[Card]) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """Melds in rank order; a meld without natural cards (a wild-card meld) comes last."""
     rank = meld_rank(meld)
     return (_RANK_INDEX.get(rank, len(MELD_RANKS)) if rank else len(MELD_RANKS), tuple(sort_key(c) for c in meld))
 
@@ -165,6 +171,8 @@ class Position:
     facts: TurnFacts = TurnFacts()
     ended: HandEnd | None = None
     hand_number: int = 1  # hands of the game so far, this one included
+    #: bonus talons not yet taken (Modern American), the next one to be taken first
+    talons: tuple[tuple[Card, ...], ...] = ()
 
     @property
     def players(self) -> int:
@@ -191,6 +199,8 @@ class Position:
                 out.extend(meld)
         for threes in self.red_threes:
             out.extend(threes)
+        for talon in self.talons:
+            out.extend(talon)
         return out
 
     def normalized(self) -> Position:
@@ -200,6 +210,7 @@ class Position:
             hands=tuple(sort_cards(h) for h in self.hands),
             melds=tuple(_sorted_melds(side) for side in self.melds),
             red_threes=tuple(sort_cards(r) for r in self.red_threes),
+            talons=tuple(sort_cards(t) for t in self.talons),
             facts=replace(
                 self.facts,
                 melded_seats=tuple(sorted(self.facts.melded_seats)),
@@ -209,6 +220,12 @@ class Position:
         )
 
     def to_json(self) -> dict[str, Any]:
+        out = self._core_json()
+        if self.talons:  # written only where the variant has talons, so other positions stay as they were
+            out["talons"] = [_tokens(t) for t in self.talons]
+        return out
+
+    def _core_json(self) -> dict[str, Any]:
         return {
             "variant": self.variant,
             "options": dict(self.options),
@@ -260,6 +277,7 @@ class Position:
             facts=TurnFacts.from_json(data.get("facts"), f"{path}.facts"),
             ended=HandEnd.from_json(ended, f"{path}.ended") if ended else None,
             hand_number=int(data.get("hand_number", 1)),
+            talons=tuple(_sorted_cards(t, f"{path}.talons[{i}]") for i, t in enumerate(data.get("talons") or ())),
         )
 
 
@@ -270,7 +288,9 @@ class Position:
 @dataclass(frozen=True)
 class MeldGroup:
     """Cards laid down together as one meld: a new meld, or an addition to the side's meld of
-    ``rank``. ``rank`` is needed only when the cards hold no natural card (a lone wild card)."""
+    ``rank``. ``rank`` is needed only when the cards hold no natural card (a lone wild card); a
+    group of wild cards without a rank (or with rank ``wild``) is the side's wild-card meld, where
+    the variant allows one."""
 
     cards: tuple[Card, ...]
     rank: str | None = None
@@ -388,8 +408,21 @@ class NextHand:
         return out
 
 
-Action: TypeAlias = Draw | TakePile | Meld | Discard | Ask | Answer | Decline | NextHand
-ACTION_TYPES: tuple[str, ...] = ("draw", "take", "meld", "discard", "ask", "answer", "decline", "next_hand")
+@dataclass(frozen=True)
+class SpecialHand:
+    """Lay the whole hand down as a special hand of ``kind`` (Modern American) and discard
+    ``discard``: every other card of the hand makes up the special hand; the hand ends."""
+
+    kind: str
+    discard: Card
+    type: Literal["special_hand"] = "special_hand"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "special_hand", "kind": self.kind, "discard": self.discard.token}
+
+
+Action: TypeAlias = Draw | TakePile | Meld | Discard | Ask | Answer | Decline | NextHand | SpecialHand
+ACTION_TYPES: tuple[str, ...] = ("draw", "take", "meld", "discard", "ask", "answer", "decline", "next_hand", "special_hand")
 
 
 def action_from_json(data: Any, path: str = "action") -> Action:
@@ -418,6 +451,13 @@ def action_from_json(data: Any, path: str = "action") -> Action:
     if kind == "next_hand":
         first = data.get("first_player")
         return NextHand(_cards(data.get("deck", ()), f"{path}.deck"), None if first is None else int(first))
+    if kind == "special_hand":
+        special = data.get("kind")
+        if special not in SPECIAL_HAND_KINDS:
+            raise FormatError(f"{special!r} is not a special hand ({', '.join(SPECIAL_HAND_KINDS)})", f"{path}.kind")
+        if "discard" not in data:
+            raise FormatError("a special hand names its 'discard'", path)
+        return SpecialHand(special, _cards([data["discard"]], f"{path}.discard")[0])
     raise FormatError(f"{kind!r} is not an action type ({', '.join(ACTION_TYPES)})", f"{path}.type")
 
 
@@ -434,6 +474,8 @@ def format_action(action: Action) -> str:
         return f"answer {'yes' if action.permit else 'no'}"
     if isinstance(action, NextHand):
         return f"next_hand ({len(action.deck)} cards)"
+    if isinstance(action, SpecialHand):
+        return f"special_hand {action.kind}, discard {action.discard.token}"
     return action.type
 
 
@@ -491,18 +533,22 @@ class Outcome:
 
 _ACCEPTED = Outcome("accepted")
 
-SCORE_ITEMS: tuple[str, ...] = ("canastas", "red_threes", "going_out", "melded", "in_hand", "total")
+SCORE_ITEMS: tuple[str, ...] = ("canastas", "red_threes", "going_out", "melded", "in_hand", "special_hand", "penalties", "total")
 
 
 @dataclass(frozen=True)
 class SideScore:
-    """One side's score for a hand. ``in_hand`` is zero or negative; ``total`` is the sum."""
+    """One side's score for a hand. ``in_hand`` and ``penalties`` are zero or negative; ``total``
+    is the sum. ``special_hand`` (the value of a special hand) and ``penalties`` (unfinished
+    special melds) are Modern American lines, zero elsewhere."""
 
     canastas: int = 0
     red_threes: int = 0
     going_out: int = 0
     melded: int = 0
     in_hand: int = 0
+    special_hand: int = 0
+    penalties: int = 0
     total: int = 0
     cumulative: int = 0  # the side's game score after this hand
 

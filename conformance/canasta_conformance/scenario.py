@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import Card, excess_cards
-from .model import Action, FormatError, Position, action_from_json, meld_rank, parse_cards
+from .model import WILD_MELD, Action, FormatError, Position, action_from_json, meld_rank, parse_cards
 from .schemas import schema_errors
 from .spec import Spec, VariantError
 from .yamlio import Problem, YamlDocument, YamlError, parse_path, read_yaml
@@ -266,8 +266,12 @@ def position_problems(position: Position, params: Mapping[str, Any]) -> Iterator
             rank = meld_rank(meld, wild)
             naturals = sum(1 for c in meld if c.rank not in wild)
             wilds = len(meld) - naturals
-            if rank is None:
-                yield where, "a meld needs natural cards of one rank"
+            if rank is None and naturals == 0 and params.get("meld.wild_only_melds"):
+                rank = WILD_MELD  # the side's wild-card meld
+            elif rank is None:
+                yield where, "a meld needs natural cards of one rank" + (
+                    "" if naturals or params.get("meld.wild_only_melds") else " (this variant has no wild-card melds)"
+                )
                 continue
             if rank == "3" and any(c.is_red_three for c in meld):
                 yield where, "red threes are never melded"
@@ -276,10 +280,20 @@ def position_problems(position: Position, params: Mapping[str, Any]) -> Iterator
             ranks_seen.add(rank)
             if len(meld) < params["meld.min_cards"]:
                 yield where, f"a meld has at least {params['meld.min_cards']} cards"
+            max_cards = params.get("meld.max_cards")
+            if max_cards is not None and len(meld) > max_cards:
+                yield where, f"a meld has at most {max_cards} cards"
+            if rank == WILD_MELD:
+                continue
             if naturals < params["meld.min_naturals"]:
                 yield where, f"a meld has at least {params['meld.min_naturals']} natural cards"
             if wilds > params["meld.max_wilds"]:
                 yield where, f"a meld has at most {params['meld.max_wilds']} wild cards"
+    talon_sizes = [n for n in (params.get("bonus_talon.first_side", 0), params.get("bonus_talon.second_side", 0)) if n]
+    if position.talons and not talon_sizes:
+        yield ["talons"], "this variant has no bonus talons"
+    elif len(position.talons) > len(talon_sizes):
+        yield ["talons"], f"this variant has {len(talon_sizes)} bonus talons, the position lists {len(position.talons)}"
     if params["red_three.dealt_timing"] == "before_play":
         for seat, hand in enumerate(position.hands):
             if any(c.is_red_three for c in hand):

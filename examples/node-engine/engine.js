@@ -35,7 +35,9 @@ const handlers = {
   },
 
   load(request) {
-    // A new scenario: set up this position and forget the previous hand.
+    // A new scenario: set up this position and forget the previous hand. Modern American
+    // positions also hold `talons` (bonus talons not yet taken, next first), and a meld of wild
+    // cards only is the side's wild-card meld.
     position = request.position;
     return { ok: true };
   },
@@ -56,7 +58,8 @@ const handlers = {
 
   score() {
     // Once the hand is over: { score: { sides: [{canastas, red_threes, going_out, melded,
-    // in_hand, total, cumulative}, ...], game_over: false, winner: null } }
+    // in_hand, special_hand, penalties, total, cumulative}, ...], game_over: false, winner: null } }
+    // (special_hand and penalties are Modern American lines; a line left out counts 0)
     return unsupported('this skeleton keeps no score');
   },
 

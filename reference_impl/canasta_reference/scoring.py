@@ -25,7 +25,10 @@ def score_hand(state: HandState) -> ScoreSheet:
         melded = sum(rules.value(c) for cards in melds for c in cards)  # score.melded-cards
         in_hand = -sum(rules.value(c) * n for seat in state.seats_of(side) for c, n in state.hands[seat].items())  # score.cards-in-hand
         total = canastas + red_threes + going_out + melded + in_hand  # score.structure
-        sheets.append(SideScore(canastas, red_threes, going_out, melded, in_hand, total, state.scores[side] + total))
+        sheets.append(SideScore(
+            canastas=canastas, red_threes=red_threes, going_out=going_out, melded=melded, in_hand=in_hand, total=total,
+            cumulative=state.scores[side] + total,
+        ))
     return ScoreSheet(tuple(sheets), *game_result([s.cumulative for s in sheets], state))
 
 
