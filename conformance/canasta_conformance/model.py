@@ -137,16 +137,25 @@ class HandEnd:
     reason: Literal["went_out", "stock_exhausted"]
     seat: int | None = None  # who went out, or whose turn ended the hand
     concealed: bool = False
+    #: the kind of special hand the player went out with (Modern American); its cards stay in
+    #: that player's hand in the position, shown rather than melded
+    special_hand: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"reason": self.reason, "seat": self.seat, "concealed": self.concealed}
+        out: dict[str, Any] = {"reason": self.reason, "seat": self.seat, "concealed": self.concealed}
+        if self.special_hand is not None:
+            out["special_hand"] = self.special_hand
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], path: str = "ended") -> HandEnd:
         reason = data.get("reason")
         if reason not in ("went_out", "stock_exhausted"):
             raise FormatError(f"{reason!r} is not one of went_out, stock_exhausted", f"{path}.reason")
-        return cls(reason=reason, seat=data.get("seat"), concealed=bool(data.get("concealed", False)))
+        special = data.get("special_hand")
+        if special is not None and special not in SPECIAL_HAND_KINDS:
+            raise FormatError(f"{special!r} is not a special hand ({', '.join(SPECIAL_HAND_KINDS)})", f"{path}.special_hand")
+        return cls(reason=reason, seat=data.get("seat"), concealed=bool(data.get("concealed", False)), special_hand=special)
 
 
 @dataclass(frozen=True)
@@ -534,6 +543,7 @@ class Outcome:
 _ACCEPTED = Outcome("accepted")
 
 SCORE_ITEMS: tuple[str, ...] = ("canastas", "red_threes", "going_out", "melded", "in_hand", "special_hand", "penalties", "total")
+_OPTIONAL_ITEMS = frozenset({"special_hand", "penalties"})
 
 
 @dataclass(frozen=True)
@@ -553,7 +563,8 @@ class SideScore:
     cumulative: int = 0  # the side's game score after this hand
 
     def to_json(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in (*SCORE_ITEMS, "cumulative")}
+        # the Modern lines are written only when they hold points, so other sheets read as before
+        return {k: getattr(self, k) for k in (*SCORE_ITEMS, "cumulative") if k not in _OPTIONAL_ITEMS or getattr(self, k)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SideScore:
