@@ -50,7 +50,7 @@ def positions(draw: st.DrawFn) -> Position:
             melded_ranks=tuple(draw(st.lists(ranks, unique=True, max_size=3))),
             took_pile=draw(st.booleans()), question=draw(st.sampled_from([None, "pending", "yes", "no"])),
         ),
-        ended=draw(st.none() | st.builds(HandEnd, st.sampled_from(["went_out", "stock_exhausted"]), st.integers(0, players - 1), st.booleans())),
+        ended=draw(st.none() | st.builds(HandEnd, st.sampled_from(["went_out", "stock_exhausted"]), st.integers(0, players - 1), st.booleans(), st.none() | st.sampled_from(SPECIAL_HAND_KINDS))),
         talons=tuple(tuple(draw(st.lists(cards, min_size=1, max_size=4))) for _ in range(draw(st.integers(0, 2)))),
     ).normalized()
 
