@@ -8,12 +8,14 @@ from canasta_conformance.spec import load_spec
 
 
 class _Base:
+    FEATURES: tuple[str, ...] = ("legal_actions", "deal")
+
     def __init__(self) -> None:
         self.position: Position | None = None
 
     def capabilities(self) -> Capabilities:
         spec = load_spec()
-        return Capabilities(self.__class__.__name__, "0", tuple(spec.variants), ("*",), ("legal_actions", "deal"), spec.version)
+        return Capabilities(self.__class__.__name__, "0", tuple(spec.variants), ("*",), self.FEATURES, spec.version)
 
     def load(self, position: Position) -> None:
         self.position = position
@@ -41,7 +43,9 @@ class AcceptEverything(_Base):
 
 
 class RejectEverything(_Base):
-    """Rejects every action, citing a rule that does not exist."""
+    """Rejects every action, citing a rule that does not exist (and declaring that it cites rules)."""
+
+    FEATURES = ("legal_actions", "deal", "cites_rules")
 
     def apply(self, action: Action) -> Outcome:
         return Outcome.reject("turn.nothing-is-allowed", "this engine rejects everything")

@@ -1,7 +1,9 @@
 """Deliberately wrong engines: the reference engine with exactly one rule broken.
 
 Each mutant names the rule IDs it breaks; the strength check (test_mutants.py) requires every
-mutant to fail at least one scenario tagged with one of those rules.
+mutant to fail at least one scenario tagged with one of those rules by what it does (legality,
+positions, scores), with its rule citations ignored. ``CITATION_ONLY`` lists the mutants whose
+mistake no position of any implemented variant can show except through the cited rule.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ class Mutant:
 
         class MutantEngine(ReferenceEngine):
             def rules_for(self, variant: str, options: dict[str, Any]) -> Rules:
-                changes = {k: (v(super().rules_for(variant, options)) if callable(v) else v) for k, v in mutant.rules_changes.items()}
-                return replace(super().rules_for(variant, options), **changes)
+                base = super().rules_for(variant, options)  # not inside the comprehension: super() needs this frame
+                changes = {k: (v(base) if callable(v) else v) for k, v in mutant.rules_changes.items()}
+                return replace(base, **changes)
 
             def _plan(self, action):  # type: ignore[no-untyped-def]
                 if not mutant.patches:
@@ -137,3 +140,12 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("canasta-bonus-swapped", ("canasta.bonus", "score.natural-canasta"), {"natural_canasta_bonus": 300, "mixed_canasta_bonus": 500}),
     Mutant("red-three-bonus-50", ("red3.bonus", "score.red-threes"), {"red_three_bonus": 50}),
 )
+
+#: mutants that differ from the reference engine only in the rule a rejection cites, with why:
+#: caught only by an engine that declares cites_rules, under --canasta-strict-rules
+CITATION_ONLY: dict[str, str] = {
+    "wild-top-does-not-block": (
+        "a wild card on top can never be melded from the pile: without the block, the take is still "
+        "refused (pile.take.top-card-first, or a meld rule), so only the citation differs"
+    ),
+}

@@ -79,11 +79,18 @@ def test_a_failure_shows_the_step_the_expectation_the_engine_and_a_rerun_command
     path = scenario(pytester, "diff-one", text)
     result = pytester.runpytest("--canasta-engine", "fake_engines:RejectEverything")
     result.assert_outcomes(failed=1)
+    # the wrong citation of step 1 is not the failure, and does not hide the real one at step 2
     result.stdout.fnmatch_lines([
         "*scenario failed: diff-one: A wild card on top*",
         "*rules: pile.blocked.wild-top*",
-        "step 1 (take [9H 9S]): expected a rejection citing pile.blocked.wild-top, the engine rejected citing turn.nothing-is-allowed",
-        f"rerun just this scenario: pytest {path} --canasta-engine fake_engines:RejectEverything",
+        "step 2 (draw): expected the action to be accepted, the engine rejected citing turn.nothing-is-allowed (this engine rejects everything)",
+        "citations (not failures): step 1: cited turn.nothing-is-allowed, the scenario expects pile.blocked.wild-top",
+        "rerun just this scenario: *pytest scenarios/pile/diff-one.yaml --canasta-engine fake_engines:RejectEverything",
+    ])
+    result = pytester.runpytest("--canasta-engine", "fake_engines:RejectEverything", "--canasta-strict-rules")
+    result.stdout.fnmatch_lines([
+        "step 1 (take [9H 9S]): expected a rejection citing pile.blocked.wild-top, the engine rejected citing turn.nothing-is-allowed (another rule)",
+        "rerun just this scenario: *pytest scenarios/pile/diff-one.yaml --canasta-engine fake_engines:RejectEverything --canasta-strict-rules",
     ])
     result = pytester.runpytest("--canasta-engine", "fake_engines:AcceptEverything")
     result.stdout.fnmatch_lines([

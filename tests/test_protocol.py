@@ -9,6 +9,7 @@ import pytest
 from fake_engines import AcceptEverything
 
 from canasta_conformance.engine import OperationUnsupported
+from canasta_conformance.model import Outcome
 from canasta_conformance.protocol import (
     OPERATIONS, PROTOCOL_VERSION, REPLY_DEFINITIONS, reply_violations, request_violations,
 )
@@ -116,10 +117,19 @@ def test_stop_has_no_reply_and_ends_the_session():
 
 
 @pytest.mark.parametrize("reply, problem", [
-    ({"seq": 1, "outcome": {"status": "rejected"}}, "outcome: 'rule' is a required property"),
     ({"seq": 1, "outcome": {"status": "fine"}}, "outcome.status: 'fine' is not one of ['accepted', 'rejected', 'malformed']"),
     ({"seq": 1, "error": "boom"}, "error: 'boom' is not of type 'object'"),
     ({"seq": 1}, "'outcome' is a required property"),
 ])
 def test_the_schema_catches_malformed_replies(reply, problem):
     assert problem in reply_violations("apply", reply)
+
+
+@pytest.mark.parametrize("outcome", [
+    {"status": "rejected"},
+    {"status": "rejected", "message": "not now"},
+    {"status": "rejected", "rule": "pile.blocked.wild-top", "message": "wild on top"},
+])
+def test_a_rejection_may_name_a_rule_or_none(outcome):
+    assert reply_violations("apply", {"seq": 1, "outcome": outcome}) == []
+    assert Outcome.from_json(outcome).status == "rejected"

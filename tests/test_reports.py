@@ -19,7 +19,7 @@ from canasta_conformance.schemas import schema_errors
 UNSUPPORTED = EXAMPLE.format(id="{id}").replace("{{", "{").replace("}}", "}").replace("title:", "requires: [deal]\ntitle:", 1)
 
 
-ENGINE = "no_deal_engine:RejectEverythingNoDeal"
+ENGINE = "no_deal_engine:AcceptEverythingNoDeal"
 
 
 def three_scenarios(pytester: pytest.Pytester) -> None:
@@ -28,11 +28,11 @@ def three_scenarios(pytester: pytest.Pytester) -> None:
     pytester.syspathinsert()
     pytester.makepyfile(no_deal_engine="""
         from dataclasses import replace
-        from fake_engines import RejectEverything
+        from fake_engines import AcceptEverything
 
-        class RejectEverythingNoDeal(RejectEverything):
+        class AcceptEverythingNoDeal(AcceptEverything):
             def capabilities(self):
-                return replace(super().capabilities(), name="RejectEverything", features=("legal_actions",))
+                return replace(super().capabilities(), name="AcceptEverything", features=("legal_actions",))
     """)
     scenario(pytester, "pile-fails-one")
     scenario(pytester, "meld-fails-two", area="meld")
@@ -42,16 +42,16 @@ def three_scenarios(pytester: pytest.Pytester) -> None:
 def test_known_failures_are_xfail_and_an_unexpected_pass_fails_the_run(pytester):
     three_scenarios(pytester)
     known = pytester.path / "known.yaml"
-    known.write_text("pile-fails-one: rejects everything (issue 7)\npile-unsupported-three: not yet\n")
+    known.write_text("pile-fails-one: accepts everything (issue 7)\npile-unsupported-three: not yet\n")
     result = pytester.runpytest(
         "--canasta-engine", ENGINE, "--canasta-known-failures", str(known), "-rxs",
     )
     result.assert_outcomes(failed=1, xfailed=1, passed=0, skipped=1)
-    result.stdout.fnmatch_lines(["XFAIL *pile-fails-one* - known failure: rejects everything (issue 7)"])
+    result.stdout.fnmatch_lines(["XFAIL *pile-fails-one* - known failure: accepts everything (issue 7)"])
     # the reference engine passes them: a listed scenario that passes fails the run
     passing = pytester.runpytest("--canasta-known-failures", str(known))
     passing.assert_outcomes(failed=2, passed=1)
-    passing.stdout.fnmatch_lines(["*[[]XPASS(strict)[]] known failure: rejects everything (issue 7)*"])
+    passing.stdout.fnmatch_lines(["*[[]XPASS(strict)[]] known failure: accepts everything (issue 7)*"])
 
 
 def test_a_broken_known_failures_file_is_a_usage_error_with_its_line(pytester):
@@ -71,10 +71,10 @@ def test_writing_known_failures_keeps_reasons_adds_failures_and_drops_passes(pyt
     written = load_known_failures(known)
     assert written == {
         "pile-fails-one": "our own words",
-        "meld-fails-two": "step 1 (take [9H 9S]): expected a rejection citing pile.blocked.wild-top, the engine rejected citing turn.nothing-is-allowed",
+        "meld-fails-two": "step 1 (take [9H 9S]): expected a rejection citing pile.blocked.wild-top, the engine accepted",
         "meld-gone-four": "a scenario this run did not see",
     }
-    assert known.read_text().startswith("# Known failures of RejectEverything 0:")
+    assert known.read_text().startswith("# Known failures of AcceptEverything 0:")
     result = pytester.runpytest("--canasta-write-known-failures", str(known))  # the reference engine passes both
     result.stdout.fnmatch_lines(["canasta: wrote 1 known failures to * (0 new, 2 removed because they pass)"])
     assert load_known_failures(known) == {"meld-gone-four": "a scenario this run did not see"}
@@ -118,13 +118,13 @@ def test_the_json_report_and_the_matrix(pytester):
     result.stdout.fnmatch_lines([
         f"canasta: wrote the JSON report of 3 scenarios to {report}",
         f"canasta: wrote the conformance matrix to {matrix}",
-        "area * passed * failed * error * unsupported * xfail",
-        "pile * 0 * 1 * 0 * 1 * 1",
+        "area * passed * failed * error * unsupported rule-differs * xfail",
+        "pile * 0 * 1 * 0 * 1 * 0 * 1",
     ])
     data = json.loads(report.read_text())
     assert list(schema_errors("report", data)) == []
     header = data["header"]
-    assert header["engine"]["name"] == "RejectEverything" and header["engine"]["factory"] == ENGINE
+    assert header["engine"]["name"] == "AcceptEverything" and header["engine"]["factory"] == ENGINE
     assert header["spec"]["version"] and header["started"].endswith("+00:00") and header["options"]["known_failures"] == str(known)
     results = {r["id"]: r for r in data["results"]}
     assert {sid: r["status"] for sid, r in results.items()} == {
@@ -137,8 +137,8 @@ def test_the_json_report_and_the_matrix(pytester):
     assert results["pile-unsupported-three"]["message"] == "the engine does not declare deal"
     assert data["summary"]["failed"] == 1 and data["summary"]["by_area"]["pile"]["xfail"] == 1
     text = matrix.read_text()
-    assert "# Canasta conformance: RejectEverything 0" in text
-    assert "| pile | 0 | 1 | 0 | 1 | 1 | 0% |" in text
+    assert "# Canasta conformance: AcceptEverything 0" in text
+    assert "| pile | 0 | 1 | 0 | 1 | 0 | 1 | 0% |" in text
     assert "### pile\n\n- `pile.blocked.wild-top`: `pile-fails-one`" in text
 
 
@@ -149,9 +149,9 @@ def test_the_matrix_lists_failing_rules_by_their_own_area():
         ReportEntry("c", "xpass", rules=("meld.y",), areas=("meld",)),
     ]
     text = render_matrix({"engine": {"name": "e", "version": "1"}}, entries)
-    assert "| Rule area | passed | failed | error | unsupported | xpass | conformance |" in text
-    assert "| meld | 0 | 1 | 0 | 0 | 1 | 0% |" in text
-    assert "| pile | 1 | 1 | 0 | 0 | 0 | 50% |" in text
+    assert "| Rule area | passed | failed | error | unsupported | rule-differs | xpass | conformance |" in text
+    assert "| meld | 0 | 1 | 0 | 0 | 0 | 1 | 0% |" in text
+    assert "| pile | 1 | 1 | 0 | 0 | 0 | 0 | 50% |" in text
     assert "### meld\n\n- `meld.y`: `a`, `c`\n\n### pile\n\n- `pile.x`: `a`" in text
 
 

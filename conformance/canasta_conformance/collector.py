@@ -9,6 +9,7 @@ send their engine's capabilities back through ``workeroutput``.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
@@ -54,7 +55,19 @@ def entry_from_test_report(report: Any) -> ReportEntry | None:
         path=report.location[0] if report.location else None,
         known_failure=known,
         details=tuple(str(details).splitlines()),
+        tier=props.get("canasta_tier"),
+        tier_reasons=tuple(_json_list(props.get("canasta_tier_reasons"))),
+        tier_override=props.get("canasta_tier_override"),
+        citations=tuple(_json_list(props.get("canasta_citations"))),
     )
+
+
+def _json_list(value: Any) -> list[Any]:
+    try:
+        data = json.loads(value) if value else []
+    except (TypeError, ValueError):
+        return []
+    return data if isinstance(data, list) else []
 
 
 def _split(value: Any) -> tuple[str, ...]:

@@ -18,8 +18,10 @@ from .model import Action, Outcome, Position, ScoreSheet
 
 DEFAULT_ENGINE = "canasta_reference:create_engine"
 
-#: optional features an engine may declare (a scenario lists those it needs in ``requires``)
-FEATURES = ("legal_actions", "deal")
+#: optional features an engine may declare (a scenario lists those it needs in ``requires``);
+#: ``cites_rules``: the engine's rejections cite this spec's rule IDs, so the harness judges them
+FEATURES = ("legal_actions", "deal", "cites_rules")
+CITES_RULES = "cites_rules"
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .engine import Capabilities, Engine, EngineFactory, EngineLoadError, resolve_factory
-from .runner import Result, describe_error, run_scenario
+from .runner import Judging, Result, describe_error, run_scenario
 from .scenario import Scenario
 
 
@@ -15,13 +15,14 @@ from .scenario import Scenario
 class EngineSession:
     factory: EngineFactory
     label: str
+    judging: Judging = field(default_factory=Judging)
     _engine: Engine | None = field(default=None, repr=False)
     _capabilities: Capabilities | None = field(default=None, repr=False)
     _start_failure: tuple[str, tuple[str, ...]] | None = field(default=None, repr=False)
 
     @classmethod
-    def from_spec(cls, spec: str) -> EngineSession:
-        return cls(resolve_factory(spec), spec)
+    def from_spec(cls, spec: str, judging: Judging | None = None) -> EngineSession:
+        return cls(resolve_factory(spec), spec, judging or Judging())
 
     @property
     def engine(self) -> Engine:
@@ -43,7 +44,7 @@ class EngineSession:
         failure = self._start_failure or self._start()
         if failure is not None:
             return Result(scenario.id, "error", failure[0], details=failure[1], rules=scenario.rules)
-        result = run_scenario(scenario, self.engine, self.capabilities)
+        result = run_scenario(scenario, self.engine, self.capabilities, self.judging)
         if result.status == "error":
             self.restart()
         return result

@@ -19,8 +19,8 @@ from .yamlio import Problem, YamlError, display_path, read_yaml
 
 #: statuses that mean "the engine does not pass this scenario" (xfail: it still fails)
 FAILING = frozenset({"failed", "error", "xfail"})
-#: statuses that prove the engine passes it
-PASSING = frozenset({"passed", "xpass"})
+#: statuses that prove the engine passes it (rule-differs: its behaviour passes, only a citation differs)
+PASSING = frozenset({"passed", "xpass", "rule-differs"})
 REASON_CHARS = 200
 
 

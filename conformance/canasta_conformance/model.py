@@ -501,8 +501,9 @@ Status = Literal["accepted", "rejected", "malformed"]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What an engine says about an action: accepted, rejected (illegal: ``rule`` names the rule
-    that forbids it) or malformed (not an action of this position, e.g. a card not in the hand)."""
+    """What an engine says about an action: accepted, rejected (illegal: ``rule`` may name the
+    spec rule that forbids it; it is judged only for an engine that declares ``cites_rules``) or
+    malformed (not an action of this position, e.g. a card not in the hand)."""
 
     status: Status
     rule: str | None = None
@@ -517,7 +518,7 @@ class Outcome:
         return _ACCEPTED
 
     @classmethod
-    def reject(cls, rule: str, message: str) -> Outcome:
+    def reject(cls, rule: str | None = None, message: str = "") -> Outcome:
         return cls("rejected", rule, message)
 
     @classmethod

@@ -6,7 +6,11 @@ every other YAML file is left alone. ``pytest --canasta`` adds the installed sce
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
+import shutil
+import sys
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,11 +23,13 @@ from .data import scenarios_dir, spec_dir
 from .engine import DEFAULT_ENGINE, Capabilities, EngineLoadError, resolve_factory
 from .harness import EngineSession
 from .known_failures import KnownFailuresError, load_known_failures
+from .messages import failure_lines
 from .protocol import PROTOCOL_VERSION
-from .report import counts_by_area, shown_statuses
-from .runner import Result
+from .report import TIERS, citation_counts, counts_by_area, counts_by_tier, shown_statuses
+from .runner import Judging, Result
 from .scenario import Scenario, ScenarioError, is_scenario_file, load_scenario
 from .spec import Spec, SpecError, load_spec
+from .tiers import Tier, scenario_tier
 from .subprocess_engine import DEFAULT_TIMEOUT, SubprocessEngine
 from .yamlio import YamlError, read_yaml
 
@@ -40,6 +46,8 @@ class CanastaState:
             raise pytest.UsageError("give the engine under test as --canasta-engine (Python) or --canasta-engine-cmd (a program), not both")
         self.timeout: float = config.getoption("canasta_timeout")
         self.check_protocol: bool = config.getoption("canasta_check_protocol")
+        self.strict_rules: bool = config.getoption("canasta_strict_rules")
+        self.tier: str | None = config.getoption("canasta_tier")
         self.known_failures_file: str | None = config.getoption("canasta_known_failures")
         self.known_failures: dict[str, str] = {}
         if self.known_failures_file:
@@ -58,6 +66,16 @@ class CanastaState:
         return self._spec
 
     @property
+    def judging(self) -> Judging:
+        return Judging(strict_rules=self.strict_rules)
+
+    def spec_or_none(self) -> Spec | None:
+        try:
+            return self.spec
+        except SpecError:
+            return None
+
+    @property
     def engine_label(self) -> str:
         return self.engine_cmd or self.engine_spec
 
@@ -66,9 +84,9 @@ class CanastaState:
         if self._session is None:
             if self.engine_cmd:
                 factory = partial(SubprocessEngine, self.engine_cmd, timeout=self.timeout, check_protocol=self.check_protocol)
-                self._session = EngineSession(factory, self.engine_cmd)  # type: ignore[arg-type]
+                self._session = EngineSession(factory, self.engine_cmd, self.judging)  # type: ignore[arg-type]
             else:
-                self._session = EngineSession.from_spec(self.engine_spec)
+                self._session = EngineSession.from_spec(self.engine_spec, self.judging)
         return self._session
 
     def known_capabilities(self) -> Capabilities | None:
@@ -101,12 +119,14 @@ class CanastaState:
             "harness": {"name": "canasta-rules", "version": __version__},
             "options": {
                 "timeout": self.timeout if self.engine_cmd else None, "check_protocol": self.check_protocol,
-                "known_failures": self.known_failures_file,
+                "known_failures": self.known_failures_file, "strict_rules": self.strict_rules, "tier": self.tier,
             },
         }
 
     def rerun_command(self, path: Path) -> str:
-        parts = ["pytest", str(path)]
+        """A command that reruns one scenario as this run did, from the directory the run started
+        in: the same engine and options, the import path the engine needed, pytest of this Python."""
+        parts = [*_pytest_command(), _shown_path(path, self.config.invocation_params.dir)]
         if self.engine_cmd:
             parts += ["--canasta-engine-cmd", self.engine_cmd]
             if self.timeout != DEFAULT_TIMEOUT:
@@ -117,7 +137,27 @@ class CanastaState:
             parts += ["--canasta-engine", self.engine_spec]
         if self.known_failures_file:
             parts += ["--canasta-known-failures", self.known_failures_file]
-        return shlex.join(parts)
+        if self.strict_rules:
+            parts.append("--canasta-strict-rules")
+        import_path = os.environ.get("PYTHONPATH")
+        return (f"PYTHONPATH={shlex.quote(import_path)} " if import_path else "") + shlex.join(parts)
+
+
+def _pytest_command() -> list[str]:
+    """``pytest`` when the one on PATH runs in this Python's environment, else ``python -m pytest``."""
+    found = shutil.which("pytest")
+    if found and Path(found).parent == Path(sys.executable).parent:
+        return ["pytest"]
+    return [sys.executable, "-m", "pytest"]
+
+
+def _shown_path(path: Path, start: Path) -> str:
+    """``path`` relative to the directory the run started in when it lies below it, else absolute."""
+    absolute = path.resolve()
+    try:
+        return str(absolute.relative_to(start.resolve()))
+    except ValueError:
+        return str(absolute)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -150,6 +190,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--canasta-write-known-failures", metavar="FILE", default=None,
         help="after the run, write the failing scenarios to FILE (reasons already in FILE are kept)",
     )
+    group.addoption(
+        "--canasta-strict-rules", action="store_true",
+        help="for an engine that declares cites_rules: a rejection citing any rule but the scenario's own "
+        "(even a broader one) fails the scenario instead of being reported as rule-differs",
+    )
+    group.addoption(
+        "--canasta-tier", choices=TIERS, default=None,
+        help="run only the scenarios of this tier: core (rules the sources state) or reading "
+        "(rules the sources do not settle: confidence C, design notes, unshared conflict readings)",
+    )
     group.addoption("--canasta-report", metavar="FILE.json", default=None, help="write a JSON report of every scenario's result")
     group.addoption(
         "--canasta-matrix", metavar="FILE.md", default=None,
@@ -167,6 +217,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for area in _areas():
         config.addinivalue_line("markers", f"canasta_{area}: Canasta scenarios of rule area {area!r}")
     config.addinivalue_line("markers", "canasta: every Canasta scenario")
+    for tier in TIERS:
+        config.addinivalue_line("markers", f"canasta_{tier}: Canasta scenarios of the {tier} tier")
     if config.getoption("canasta"):
         corpus = str(scenarios_dir())
         if config.args_source == pytest.Config.ArgsSource.ARGS:
@@ -206,6 +258,18 @@ def _header_line(config: pytest.Config) -> str:
     return f"canasta: engine {engine}; spec {spec}"
 
 
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--canasta-tier``: deselect the scenarios of the other tier."""
+    tier = config.getoption("canasta_tier")
+    if tier is None:
+        return
+    other = [item for item in items if isinstance(item, ScenarioItem) and item.tier.name != tier]
+    if other:
+        config.hook.pytest_deselected(items=other)
+        chosen = set(map(id, other))
+        items[:] = [item for item in items if id(item) not in chosen]
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """In quiet runs pytest hides the header: still say which engine and spec are tested."""
     config = session.config
@@ -240,6 +304,8 @@ class ScenarioFile(pytest.File):
         for area in scenario.rule_areas:
             item.add_marker(f"canasta_{area}")
         item.extra_keyword_matches.update(scenario.rules)
+        item.tier = scenario_tier(scenario, state.spec)
+        item.add_marker(f"canasta_{item.tier.name}")
         reason = state.known_failures.get(scenario.id)
         if reason is not None:
             item.add_marker(pytest.mark.xfail(reason=f"known failure: {reason}", strict=True))
@@ -278,6 +344,7 @@ class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
+        self.tier = Tier("core")
 
     def runtest(self) -> None:
         state: CanastaState = self.config.stash[_SESSION_KEY]
@@ -292,7 +359,7 @@ class ScenarioItem(pytest.Item):
         if result.status == "unsupported":
             # reported at the scenario file, not here (pytest's own skip marks do the same)
             raise pytest.skip.Exception(f"unsupported: {result.message}", _use_item_location=True)
-        if result.status != "passed":
+        if result.status not in ("passed", "rule-differs"):
             raise ScenarioFailed(result)
 
     def _record(self, result: Result) -> None:
@@ -301,6 +368,14 @@ class ScenarioItem(pytest.Item):
             ("canasta_id", self.scenario.id), ("canasta_rules", ",".join(self.scenario.rules)),
             (STATUS_PROPERTY, result.status), ("canasta_seconds", round(result.seconds, 6)),
         ]
+        tier = result.tier or self.tier
+        self.user_properties.append(("canasta_tier", tier.name))
+        if tier.reasons:
+            self.user_properties.append(("canasta_tier_reasons", json.dumps([r.to_json() for r in tier.reasons])))
+        if tier.override:
+            self.user_properties.append(("canasta_tier_override", tier.override))
+        if result.citations:
+            self.user_properties.append(("canasta_citations", json.dumps([c.to_json() for c in result.citations])))
         if result.status != "passed":
             self.user_properties.append(("canasta_message", result.message))
         if result.step is not None:
@@ -315,14 +390,7 @@ class ScenarioItem(pytest.Item):
             return super().repr_failure(excinfo)
         state: CanastaState = self.config.stash[_SESSION_KEY]
         result = excinfo.value.result
-        kind = "engine error" if result.status == "error" else "scenario failed"
-        lines = [
-            f"{kind}: {self.scenario.id}: {self.scenario.title}",
-            f"rules: {', '.join(self.scenario.rules)}",
-            result.report(),
-            "",
-            f"rerun just this scenario: {state.rerun_command(self.path)}",
-        ]
+        lines = [*failure_lines(self.scenario, result, state.spec_or_none()), "", f"rerun just this scenario: {state.rerun_command(self.path)}"]
         return "\n".join(lines)
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -362,3 +430,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         f"{'scenarios':<12}" + "".join(f"{totals[c]:>13}" for c in columns)
         + "   (a scenario counts once in the total and once per area it touches)"
     )
+    for tier, counts in counts_by_tier(collector.entries.values()).items():
+        terminalreporter.write_line(f"{'  ' + tier:<12}" + "".join(f"{counts[c]:>13}" for c in columns))
+    citations = citation_counts(collector.entries.values())
+    if citations:
+        terminalreporter.write_line(
+            f"rule citations: {citations.get('differs', 0)} differ from the scenario's rule (rule-differs: not failures "
+            f"unless --canasta-strict-rules), {citations.get('broader', 0)} name a broader rule (they agree)"
+        )

@@ -12,10 +12,15 @@ from pathlib import Path
 from typing import Any
 
 REPORT_FORMAT = "canasta-report/1"
-#: every status of a report entry; xfail: a known failure that failed, xpass: one that passed
-STATUSES: tuple[str, ...] = ("passed", "failed", "error", "unsupported", "xfail", "xpass")
+#: every status of a report entry; rule-differs: the behaviour passed but an engine that cites
+#: rules cited another one (not a failure); xfail: a known failure that failed, xpass: one that passed
+STATUSES: tuple[str, ...] = ("passed", "failed", "error", "unsupported", "rule-differs", "xfail", "xpass")
+#: the statuses always shown as columns (the others only when a run has them)
+MAIN_STATUSES: tuple[str, ...] = ("passed", "failed", "error", "unsupported", "rule-differs")
 #: the statuses that fail a run
 FAILURES = frozenset({"failed", "error", "xpass"})
+#: the tiers of scenarios (see tiers.py); an entry of a file that does not load has no tier
+TIERS: tuple[str, ...] = ("core", "reading")
 FILE_AREA = "(file)"  # the area of a scenario file that does not load
 
 
@@ -32,6 +37,13 @@ class ReportEntry:
     path: str | None = None
     known_failure: str | None = None
     details: tuple[str, ...] = field(default=())
+    tier: str | None = None
+    #: rules that make the scenario a reading: ({"rule", "why"}, ...)
+    tier_reasons: tuple[Mapping[str, str], ...] = ()
+    #: the scenario's reason when it overrides its computed tier
+    tier_override: str | None = None
+    #: judged citations that are not an expected rule: ({"step", "action", "expected", "cited", "agreement"}, ...)
+    citations: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def headline(self) -> str:
@@ -45,6 +57,8 @@ class ReportEntry:
             "id": self.id, "status": self.status, "rules": list(self.rules), "areas": list(self.areas),
             "message": self.message, "step": self.step, "action": self.action, "seconds": round(self.seconds, 6),
             "path": self.path, "known_failure": self.known_failure, "details": list(self.details),
+            "tier": self.tier, "tier_reasons": [dict(r) for r in self.tier_reasons], "tier_override": self.tier_override,
+            "citations": [dict(c) for c in self.citations],
         }
 
 
@@ -60,19 +74,36 @@ def counts_by_area(entries: Iterable[ReportEntry]) -> tuple[dict[str, Counter[st
     return dict(sorted(by_area.items())), totals
 
 
+def counts_by_tier(entries: Iterable[ReportEntry]) -> dict[str, Counter[str]]:
+    """tier -> status counts (both tiers always present; entries without a tier are left out)."""
+    by_tier: dict[str, Counter[str]] = {tier: Counter() for tier in TIERS}
+    for entry in entries:
+        if entry.tier in by_tier:
+            by_tier[entry.tier][entry.status] += 1
+    return by_tier
+
+
+def citation_counts(entries: Iterable[ReportEntry]) -> Counter[str]:
+    """How many judged citations were a broader rule ("broader") or another rule ("differs")."""
+    return Counter(str(c.get("agreement")) for entry in entries for c in entry.citations)
+
+
 def shown_statuses(totals: Mapping[str, int]) -> tuple[str, ...]:
-    """The four main columns always; xfail and xpass only when a run has them."""
-    return tuple(s for s in STATUSES if s in STATUSES[:4] or totals.get(s))
+    """The main columns always; xfail and xpass only when a run has them."""
+    return tuple(s for s in STATUSES if s in MAIN_STATUSES or totals.get(s))
 
 
 def build_report(header: Mapping[str, Any], entries: Sequence[ReportEntry]) -> dict[str, Any]:
     by_area, totals = counts_by_area(entries)
+    citations = citation_counts(entries)
     return {
         "format": REPORT_FORMAT,
         "header": dict(header),
         "summary": {
             "total": len(entries), **{s: totals.get(s, 0) for s in STATUSES},
             "by_area": {area: {s: counts.get(s, 0) for s in STATUSES} for area, counts in by_area.items()},
+            "by_tier": {tier: {s: counts.get(s, 0) for s in STATUSES} for tier, counts in counts_by_tier(entries).items()},
+            "citations": {"broader": citations.get("broader", 0), "differs": citations.get("differs", 0)},
         },
         "results": [e.to_json() for e in sorted(entries, key=lambda e: e.id)],
     }
@@ -115,7 +146,9 @@ def render_matrix(header: Mapping[str, Any], entries: Sequence[ReportEntry]) -> 
         lines.append(f"| {area} | " + " | ".join(str(counts.get(s, 0)) for s in columns) + f" | {_rate(counts)} |")
     lines.append("| **all scenarios** | " + " | ".join(f"**{totals.get(s, 0)}**" for s in columns) + f" | **{_rate(totals)}** |")
     lines += ["", "A scenario counts once in the total and once in each rule area it touches. "
-              "Conformance: passed / (passed + failed + error + xpass); unsupported and known failures are left out.", ""]
+              "Conformance: passed / (passed + failed + error + xpass); unsupported, rule-differs and known failures are left out.", ""]
+    lines += _tier_table(entries, columns)
+    lines += _citation_section(entries)
     failing = failing_rules(entries)
     lines.append("## Failing rules")
     lines.append("")
@@ -131,6 +164,49 @@ def render_matrix(header: Mapping[str, Any], entries: Sequence[ReportEntry]) -> 
 def write_matrix(path: Path, header: Mapping[str, Any], entries: Sequence[ReportEntry]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_matrix(header, entries), encoding="utf-8")
+
+
+def _tier_table(entries: Sequence[ReportEntry], columns: Sequence[str]) -> list[str]:
+    """Core and readings side by side: a failure in a reading is the engine reading a rule
+    differently from this spec where the sources do not settle it."""
+    lines = [
+        "## Core and readings", "",
+        "| Tier | " + " | ".join(columns) + " | conformance |",
+        "| --- | " + " | ".join("---:" for _ in columns) + " | ---: |",
+    ]
+    for tier, counts in counts_by_tier(entries).items():
+        lines.append(f"| {tier} | " + " | ".join(str(counts.get(s, 0)) for s in columns) + f" | {_rate(counts)} |")
+    lines += [
+        "", "core: every expectation rests on rules the sources state (confidence A or B); reading: a step rests "
+        "on a rule the sources do not settle (confidence C, a design note of the spec, or a conflict reading no "
+        "source states).", "",
+    ]
+    readings = sorted((e for e in entries if e.tier == "reading" and e.status in FAILURES), key=lambda e: e.id)
+    if readings:
+        lines += ["### Readings the engine does not share", ""]
+        for entry in readings:
+            rules = ", ".join(f"`{r.get('rule')}` ({r.get('why')})" for r in entry.tier_reasons) or "(tier set by the scenario)"
+            lines.append(f"- `{entry.id}`: reads {rules} differently")
+        lines.append("")
+    return lines
+
+
+def _citation_section(entries: Sequence[ReportEntry]) -> list[str]:
+    differs = sorted((e for e in entries if any(c.get("agreement") == "differs" for c in e.citations)), key=lambda e: e.id)
+    broader = citation_counts(entries).get("broader", 0)
+    lines = ["## Rule citations", ""]
+    if not any(e.citations for e in entries):
+        lines += ["Every judged citation names the scenario's rule (or the engine does not declare cites_rules).", ""]
+        return lines
+    lines += [f"{len(differs)} scenarios cite a rule the scenario does not expect; {broader} citations name a broader rule (they agree).", ""]
+    for entry in differs:
+        notes = "; ".join(
+            f"step {c.get('step')}: cited `{c.get('cited')}`, expects " + " or ".join(f"`{r}`" for r in c.get("expected", ()))
+            for c in entry.citations if c.get("agreement") == "differs"
+        )
+        lines.append(f"- `{entry.id}` ({entry.status}): {notes}")
+    lines.append("")
+    return lines
 
 
 def _rate(counts: Mapping[str, int]) -> str:

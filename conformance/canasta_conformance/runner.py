@@ -2,6 +2,11 @@
 
 The runner never trusts the engine: every call is guarded, a rejection must leave the position
 exactly as it was, and the result says which step failed, what was expected and what came back.
+
+Verdicts judge behaviour first (legality, positions, scores). A rejection's cited rule is judged
+only when the engine declares ``cites_rules``; a citation that is neither an expected rule nor a
+broader rule of one (``narrows:`` in the spec) makes the scenario ``rule-differs``, which is not a
+failure unless the run is strict about rules, and never stops the later steps from being checked.
 """
 
 from __future__ import annotations
@@ -12,11 +17,53 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .diff import full_position_diff, position_diff, score_diff
-from .engine import Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
+from .engine import CITES_RULES, Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
 from .model import Action, Outcome, format_action
 from .scenario import Scenario, Step
+from .spec import Spec, load_spec
+from .tiers import Tier, scenario_tier
 
-Status = Literal["passed", "failed", "error", "unsupported"]
+Status = Literal["passed", "failed", "error", "unsupported", "rule-differs"]
+#: a citation that is a broader rule of an expected one agrees; any other differs
+Agreement = Literal["broader", "differs"]
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How a run judges rule citations: ``strict_rules`` demands exactly an expected rule from an
+    engine that cites rules (a broader rule or another rule fails the scenario); ``spec`` gives the
+    rule relations and the tiers (default: the installed spec)."""
+
+    strict_rules: bool = False
+    spec: Spec | None = None
+
+    @property
+    def rules_spec(self) -> Spec:
+        return self.spec if self.spec is not None else load_spec()
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A judged rejection that cited a rule other than the step's expected ones (or none)."""
+
+    step: int  # 0-based, as Result.step
+    action: str | None
+    expected: tuple[str, ...]
+    cited: str | None
+    agreement: Agreement
+
+    def describe(self) -> str:
+        cited = f"cited {self.cited}" if self.cited else "cited no rule"
+        expected = " or ".join(self.expected)
+        if self.agreement == "broader":
+            return f"step {self.step + 1}: {cited}, a broader rule than {expected} (agrees)"
+        return f"step {self.step + 1}: {cited}, the scenario expects {expected}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "step": self.step + 1, "action": self.action, "expected": list(self.expected),
+            "cited": self.cited, "agreement": self.agreement,
+        }
 
 
 @dataclass(frozen=True)
@@ -29,10 +76,19 @@ class Result:
     details: tuple[str, ...] = ()
     seconds: float = 0.0
     rules: tuple[str, ...] = field(default=())
+    #: the rules the failing step expected a rejection to cite (its ``violates``)
+    step_rules: tuple[str, ...] = ()
+    #: judged citations that are not an expected rule, in step order (citing engines only)
+    citations: tuple[Citation, ...] = ()
+    tier: Tier | None = None
 
     @property
     def ok(self) -> bool:
-        return self.status in ("passed", "unsupported")
+        return self.status in ("passed", "unsupported", "rule-differs")
+
+    @property
+    def differing_citations(self) -> tuple[Citation, ...]:
+        return tuple(c for c in self.citations if c.agreement == "differs")
 
     def report(self) -> str:
         """A readable multi-line report of a failure or error."""
@@ -65,15 +121,51 @@ def unsupported_reason(scenario: Scenario, capabilities: Capabilities) -> str | 
     return None
 
 
-def run_scenario(scenario: Scenario, engine: Engine, capabilities: Capabilities | None = None) -> Result:
+class _CitationJudge:
+    """Judges the citations of one scenario's rejections, keeping those that are not expected."""
+
+    def __init__(self, cites_rules: bool, judging: Judging) -> None:
+        self.cites_rules = cites_rules
+        self.judging = judging
+        self.citations: list[Citation] = []
+
+    def judge(self, step: Step, outcome: Outcome) -> None:
+        violates = step.expect.violates
+        if not self.cites_rules or not violates or outcome.rule in violates:
+            return
+        agrees = self.judging.rules_spec.citation_agrees(outcome.rule, violates)
+        citation = Citation(
+            step.index, format_action(step.action) if step.action else None, violates, outcome.rule,
+            "broader" if agrees else "differs",
+        )
+        if self.judging.strict_rules:
+            why = "a broader rule; --canasta-strict-rules wants the scenario's own" if agrees else "another rule"
+            raise StepFailure(
+                f"expected a rejection citing {' or '.join(violates)}, the engine rejected citing {outcome.rule} ({why})",
+                [f"engine's message: {outcome.message}"] if outcome.message else [],
+            )
+        self.citations.append(citation)
+
+
+def run_scenario(
+    scenario: Scenario, engine: Engine, capabilities: Capabilities | None = None, judging: Judging | None = None,
+) -> Result:
     started = time.perf_counter()
+    judging = judging or Judging()
+    judge: _CitationJudge | None = None
 
     def result(status: Status, message: str = "", step: Step | None = None, details: tuple[str, ...] = ()) -> Result:
+        citations = tuple(judge.citations) if judge else ()
+        if status == "passed" and any(c.agreement == "differs" for c in citations):
+            first = next(c for c in citations if c.agreement == "differs")
+            status, message = "rule-differs", f"the engine's citations differ from the scenario's ({first.describe()})"
         return Result(
             scenario=scenario.id, status=status, message=message,
             step=step.index if step else None,
             action=format_action(step.action) if step and step.action else None,
             details=details, seconds=time.perf_counter() - started, rules=scenario.rules,
+            step_rules=step.expect.violates if step else (), citations=citations,
+            tier=_tier(scenario, judging),
         )
 
     try:
@@ -84,6 +176,7 @@ def run_scenario(scenario: Scenario, engine: Engine, capabilities: Capabilities 
     reason = unsupported_reason(scenario, capabilities)
     if reason:
         return result("unsupported", reason)
+    judge = _CitationJudge(CITES_RULES in capabilities.features, judging)
     try:
         start_scenario(scenario, engine)
     except OperationUnsupported as error:
@@ -93,7 +186,7 @@ def run_scenario(scenario: Scenario, engine: Engine, capabilities: Capabilities 
         return result("error", message, details=details)
     for step in scenario.steps:
         try:
-            _run_step(step, engine)
+            _run_step(step, engine, judge)
         except StepFailure as failure:
             return result("failed", failure.message, step, failure.details)
         except OperationUnsupported as error:
@@ -102,6 +195,13 @@ def run_scenario(scenario: Scenario, engine: Engine, capabilities: Capabilities 
             message, details = describe_error(error, "the engine raised")
             return result("error", message, step, details)
     return result("passed")
+
+
+def _tier(scenario: Scenario, judging: Judging) -> Tier | None:
+    try:
+        return scenario_tier(scenario, judging.rules_spec)
+    except Exception:  # noqa: BLE001 - a broken spec must not hide the engine's verdict
+        return None
 
 
 def describe_error(error: BaseException, prefix: str) -> tuple[str, tuple[str, ...]]:
@@ -139,7 +239,7 @@ def _describe(outcome: Outcome) -> str:
     return text
 
 
-def _run_step(step: Step, engine: Engine) -> None:
+def _run_step(step: Step, engine: Engine, judge: _CitationJudge) -> None:
     expect = step.expect
     if step.action is not None:
         before = engine.observe() if expect.outcome != "accepted" else None
@@ -147,6 +247,8 @@ def _run_step(step: Step, engine: Engine) -> None:
         if not isinstance(outcome, Outcome):
             raise StepFailure(f"apply() must return an Outcome, got {outcome!r}")
         _check_outcome(step.action, expect.outcome, expect.violates, outcome)
+        if outcome.status == "rejected":
+            judge.judge(step, outcome)
         if before is not None:
             after = engine.observe()
             if after != before:
@@ -178,13 +280,7 @@ def _run_step(step: Step, engine: Engine) -> None:
 def _check_outcome(action: Action, expected: str, violates: tuple[str, ...], outcome: Outcome) -> None:
     if expected == "accepted" and outcome.status != "accepted":
         raise StepFailure(f"expected the action to be accepted, the engine {_describe(outcome)}")
-    if expected == "rejected":
-        if outcome.status != "rejected":
-            raise StepFailure(f"expected a rejection citing {' or '.join(violates)}, the engine {_describe(outcome)}")
-        if violates and outcome.rule not in violates:
-            raise StepFailure(
-                f"expected a rejection citing {' or '.join(violates)}, the engine rejected citing {outcome.rule}",
-                [f"engine's message: {outcome.message}"] if outcome.message else [],
-            )
+    if expected == "rejected" and outcome.status != "rejected":
+        raise StepFailure(f"expected a rejection citing {' or '.join(violates)}, the engine {_describe(outcome)}")
     if expected == "malformed" and outcome.status != "malformed":
         raise StepFailure(f"expected the action to be reported malformed, the engine {_describe(outcome)}")

@@ -78,6 +78,8 @@ class Scenario:
     source: str | None = None
     notes: str | None = None
     area: str = field(default="")
+    #: (tier, reason) when the scenario overrides the tier computed from the spec (see tiers.py)
+    tier_override: tuple[str, str] | None = None
 
     @property
     def rule_areas(self) -> tuple[str, ...]:
@@ -237,6 +239,7 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
         id=data["id"], title=data["title"], rules=tuple(data["rules"]), variant=variant, options=dict(options),
         requires=tuple(data.get("requires", ())), steps=tuple(steps), path=doc.path, position=position, deal=deal,
         source=data.get("source"), notes=data.get("notes"), area=area,
+        tier_override=(data["tier"]["tier"], data["tier"]["reason"]) if "tier" in data else None,
     ), []
 
 

@@ -58,6 +58,8 @@ class Rule:
     kind: str | None = None
     confidence: str | None = None
     note: str | None = None
+    #: the more general rules this one is a special case of (``narrows:`` in spec/rules)
+    narrows: tuple[str, ...] = ()
 
     @property
     def forbids(self) -> bool:
@@ -124,6 +126,24 @@ class Spec:
 
     def rules_in(self, area: str) -> list[Rule]:
         return [r for r in self.rules.values() if r.area == area]
+
+    def broader_rules(self, rule_id: str) -> frozenset[str]:
+        """Every rule ``rule_id`` narrows, directly or through others (``narrows:`` followed upward)."""
+        found: set[str] = set()
+        todo = list(self.rules[rule_id].narrows) if rule_id in self.rules else []
+        while todo:
+            current = todo.pop()
+            if current not in found:
+                found.add(current)
+                todo.extend(self.rules[current].narrows if current in self.rules else ())
+        return frozenset(found)
+
+    def citation_agrees(self, cited: str | None, expected: Iterable[str]) -> bool:
+        """Whether a rejection citing ``cited`` agrees with a step that expects one of ``expected``:
+        the same rule, or a more general one that the expected rule narrows."""
+        if cited is None:
+            return False
+        return any(cited == rule or cited in self.broader_rules(rule) for rule in expected)
 
     def variant_parameters(self, name: str, options: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
         """The full parameter mapping of variant ``name`` with ``options`` applied on top."""
@@ -292,7 +312,7 @@ def _read_rules(spec: Spec, paths: list[Path]) -> list[tuple[YamlDocument, list[
                 id=rule_id, area=area, title=item["title"], statement=item["statement"],
                 sources=tuple(item["sources"]), parameters=tuple(item.get("parameters", ())),
                 testable=item["testable"], kind=item.get("kind"), confidence=item.get("confidence"),
-                note=item.get("note"),
+                note=item.get("note"), narrows=tuple(item.get("narrows", ())),
             )
         read.append((doc, doc.data["rules"]))
     return read
@@ -351,9 +371,17 @@ def _read_conflicts(spec: Spec, path: Path) -> None:
 
 
 def _cross_check_rules(spec: Spec, rule_docs: list[tuple[YamlDocument, list[Any]]]) -> None:
-    """Every parameter and source a rule names exists."""
+    """Every parameter, source and broader rule a rule names exists; ``narrows`` has no cycle."""
     for doc, items in rule_docs:
         for index, item in enumerate(items):
+            for n, broader in enumerate(item.get("narrows", ())):
+                where: list[PathPart] = ["rules", index, "narrows", n]
+                if broader == item["id"]:
+                    spec.problems.append(doc.problem(where, f"rule {broader!r} cannot narrow itself"))
+                elif broader not in spec.rules:
+                    spec.problems.append(doc.problem(where, f"unknown rule {broader!r}"))
+                elif item["id"] in spec.broader_rules(broader):
+                    spec.problems.append(doc.problem(where, f"cycle: {broader!r} already narrows {item['id']!r}"))
             for p, name in enumerate(item.get("parameters", ())):
                 if name not in spec.parameters:
                     spec.problems.append(doc.problem(["rules", index, "parameters", p], f"unknown parameter {name!r}"))

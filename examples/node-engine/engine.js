@@ -20,7 +20,8 @@ const ENGINE = {
   version: '0.1.0',
   variants: ['classic'],   // names from spec/variants/
   options: [],             // parameter names from spec/parameters.yaml the engine honours ("*": all)
-  features: [],            // optional operations implemented: "legal_actions", "deal"
+  features: [],            // optional: "legal_actions", "deal" (operations implemented), "cites_rules"
+                           // (rejections cite this spec's rule IDs, and the suite then checks them)
   spec_version: null,      // the version of the rules spec the engine follows
 };
 
@@ -50,7 +51,9 @@ const handlers = {
   apply(request) {
     // Judge request.action for the player to move and answer one of:
     //   { outcome: { status: 'accepted' } }
+    //   { outcome: { status: 'rejected', message: '...' } }
     //   { outcome: { status: 'rejected', rule: 'pile.frozen.take-with-natural-pair', message: '...' } }
+    //     (`rule` is optional: it is checked only if ENGINE.features lists "cites_rules")
     //   { outcome: { status: 'malformed', message: 'the hand does not hold JS' } }
     // A rejected action must leave the position exactly as it was.
     return unsupported(`${request.action.type}: this skeleton plays no Canasta yet`);

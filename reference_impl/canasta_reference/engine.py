@@ -47,7 +47,7 @@ class ReferenceEngine:
             name="canasta-reference", version=__version__,
             variants=tuple(sorted(v for v in self.spec.variants if self.supports(v))),
             options=tuple(name for name, p in self.spec.parameters.items() if p.implemented),
-            features=("legal_actions", "deal"), spec_version=self.spec.version,
+            features=("legal_actions", "deal", "cites_rules"), spec_version=self.spec.version,
         )
 
     def supports(self, variant: str, options: dict[str, Any] | None = None) -> bool:

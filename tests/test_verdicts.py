@@ -1,0 +1,310 @@
+"""Verdicts judge behaviour first: rule citations are a declared extra, related rules agree,
+and scenarios are split into the core and the readings (issue 10's proof).
+
+The engines here are the reference engine with only its citations changed (verdict_engines.py),
+or with one confidence-C rule read differently (a mutant): the assertions say what an engine
+author must see from them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from mutants import Mutant
+from verdict_engines import UNRELATED_RULE, BroadestCitations, NoCitations, UnrelatedCitations, broadest
+
+from canasta_conformance.data import scenarios_dir, spec_dir
+from canasta_conformance.messages import failure_lines
+from canasta_conformance.model import Outcome
+from canasta_conformance.report import ReportEntry, build_report, render_matrix
+from canasta_conformance.runner import Judging, Result, run_scenario
+from canasta_conformance.scenario import Scenario, load_scenario, load_scenarios, scenario_files
+from canasta_conformance.schemas import schema_errors
+from canasta_conformance.spec import load_spec, read_spec
+from canasta_conformance.tiers import DESIGN_NOTE, scenario_tier
+
+SPEC = load_spec()
+SCENARIOS, _ = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+BY_ID = {s.id: s for s in SCENARIOS}
+
+
+def run_all(engine, scenarios=SCENARIOS, judging: Judging | None = None) -> dict[str, Result]:
+    capabilities = engine.capabilities()
+    return {s.id: run_scenario(s, engine, capabilities, judging) for s in scenarios}
+
+
+def rejecting(scenario: Scenario) -> bool:
+    return any(step.expect.violates for step in scenario.steps)
+
+
+@pytest.fixture(scope="module")
+def broadest_results() -> dict[str, Result]:
+    return run_all(BroadestCitations())
+
+
+# --------------------------------------------------------------------------------------------
+# (a) an engine that cites no rule passes everything, in both tiers
+
+
+def test_an_engine_that_cites_no_rule_passes_every_scenario_of_both_tiers():
+    results = run_all(NoCitations())
+    assert {sid: r.message for sid, r in results.items() if r.status != "passed"} == {}
+    tiers = Counter(r.tier.name for r in results.values() if r.tier)
+    assert tiers["core"] > 100 and tiers["reading"] > 0
+    assert sum(rejecting(BY_ID[sid]) for sid in results) > 100  # the rejections really were judged without a rule
+    assert all(not r.citations for r in results.values())
+
+
+def test_a_rejection_without_a_rule_passes_the_protocol_check(pytester, monkeypatch):
+    """Over JSON lines with --canasta-check-protocol, a rule-less rejection is no protocol error."""
+    folder = pytester.path / "scenarios"
+    folder.mkdir()
+    for sid in ("pile-black-three-top-blocks-take", "meld-two-new-groups-merged-over-wild-limit", "pile-frozen-two-wilds-rejected"):
+        shutil.copy(BY_ID[sid].path, folder / BY_ID[sid].path.name)
+    tests = str(Path(__file__).parent)
+    monkeypatch.setenv("PYTHONPATH", tests + ":" + __import__("os").environ.get("PYTHONPATH", ""))
+    command = f"{sys.executable} -m canasta_conformance serve --engine verdict_engines:NoCitations"
+    result = pytester.runpytest("--canasta-engine-cmd", command, "--canasta-check-protocol", "-p", "no:randomly")
+    result.assert_outcomes(passed=3)
+
+
+# --------------------------------------------------------------------------------------------
+# (b) an engine that cites the most general related rule agrees; strict rules fail it; an
+#     unrelated citation is rule-differs, never a failure
+
+
+def test_citing_the_most_general_related_rule_agrees(broadest_results):
+    failing = {sid: r.message for sid, r in broadest_results.items() if r.status not in ("passed",)}
+    assert failing == {}
+    broader = {sid: r.citations for sid, r in broadest_results.items() if r.citations}
+    assert len(broader) >= 10  # the relations of spec/rules are in use: these would be false alarms without them
+    for sid, citations in broader.items():
+        for citation in citations:
+            assert citation.agreement == "broader", (sid, citation)
+            assert citation.cited not in citation.expected
+            assert any(citation.cited in SPEC.broader_rules(rule) for rule in citation.expected)
+    named = {c.cited for cs in broader.values() for c in cs}
+    assert {"pile.frozen.take-with-natural-pair", "meld.max-wilds", "initial.table"} <= named
+
+
+def test_strict_rules_fail_exactly_the_scenarios_citing_a_broader_rule(broadest_results):
+    engine = BroadestCitations()
+    broader = sorted(sid for sid, r in broadest_results.items() if r.citations)
+    exact = [s for s in SCENARIOS if rejecting(s) and s.id not in broader][:15]
+    strict = run_all(engine, [BY_ID[sid] for sid in broader] + exact, Judging(strict_rules=True))
+    assert sorted(sid for sid, r in strict.items() if r.status == "failed") == broader
+    assert all(strict[s.id].status == "passed" for s in exact)
+    one = strict[broader[0]]
+    assert "a broader rule; --canasta-strict-rules wants the scenario's own" in one.message
+
+
+def test_an_unrelated_citation_is_rule_differs_and_never_hides_a_behaviour_failure():
+    engine = UnrelatedCitations()
+    chosen = [s for s in SCENARIOS if rejecting(s)][:25]
+    results = run_all(engine, chosen)
+    assert {r.status for r in results.values()} == {"rule-differs"}
+    for sid, result in results.items():
+        assert result.ok
+        assert all(c.cited == UNRELATED_RULE and c.agreement == "differs" for c in result.citations)
+        assert len(result.citations) == sum(bool(step.expect.violates) for step in BY_ID[sid].steps)
+    strict = run_all(engine, chosen, Judging(strict_rules=True))
+    assert {r.status for r in strict.values()} == {"failed"}
+    # a behaviour failure after a differing citation is still the verdict
+    scenario = BY_ID["pile-black-three-top-blocks-take"]
+
+    class AlsoDrawsWrong(UnrelatedCitations):
+        def observe(self):
+            position = self.inner.observe()
+            return position if position.phase != "play" else type(position).from_json({**position.to_json(), "stock": []})
+
+    result = run_scenario(scenario, AlsoDrawsWrong())
+    assert result.status == "failed" and result.step == 1
+    assert [c.step for c in result.citations] == [0]
+
+
+def test_an_engine_that_cites_no_rule_while_declaring_cites_rules_differs():
+    class Silent(UnrelatedCitations):
+        def cite(self, rule):
+            return None
+
+    result = run_scenario(BY_ID["pile-black-three-top-blocks-take"], Silent())
+    assert result.status == "rule-differs"
+    assert result.citations[0].describe() == "step 1: cited no rule, the scenario expects pile.blocked.black3-top"
+
+
+def test_the_broadest_rule_follows_narrows_upward():
+    assert broadest(SPEC, "pile.frozen.no-wild-in-pair") == "pile.frozen.take-with-natural-pair"
+    assert broadest(SPEC, "stock.empty.one-card-exception") == "pile.one-card-rule"
+    assert broadest(SPEC, "pile.blocked.wild-top") == "pile.blocked.wild-top"
+
+
+# --------------------------------------------------------------------------------------------
+# (c) an engine that reads one confidence-C rule differently fails only in the reading column
+
+
+def test_reading_one_confidence_c_rule_differently_fails_only_readings():
+    assert SPEC.rules["game.tie"].confidence == "C"
+    tie_is_a_draw = Mutant("tie-is-a-draw", ("game.tie",), {"tie": "draw"})
+    results = run_all(tie_is_a_draw.factory()())
+    failed = {sid: r for sid, r in results.items() if r.status == "failed"}
+    assert failed, "the mutant reads game.tie differently: some scenario must show it"
+    assert {r.tier.name for r in failed.values() if r.tier} == {"reading"}
+    assert all(r.status == "passed" for r in results.values() if r.tier and r.tier.name == "core")
+    sid, result = next(iter(failed.items()))
+    text = "\n".join(failure_lines(BY_ID[sid], result, SPEC))
+    assert "your engine reads game.tie differently (confidence C: the sources do not settle it); the sources: " in text
+
+
+def test_the_tiers_come_from_the_spec():
+    tie = scenario_tier(BY_ID["game-tie-at-target-another-hand"], SPEC)
+    assert tie.name == "reading" and [r.rule for r in tie.reasons] == ["game.tie"]
+    assert scenario_tier(BY_ID["pile-black-three-top-blocks-take"], SPEC).name == "core"
+    readings = [s for s in SCENARIOS if scenario_tier(s, SPEC).name == "reading"]
+    for scenario in readings:
+        tier = scenario_tier(scenario, SPEC)
+        assert tier.override or tier.reasons
+        for reason in tier.reasons:
+            rule = SPEC.rules[reason.rule]
+            assert rule.confidence == "C" or "conflict" in reason.why or all(s["source"] == DESIGN_NOTE for s in rule.sources)
+    for scenario in SCENARIOS:
+        if scenario_tier(scenario, SPEC).name == "core" and scenario.tier_override is None:
+            rules = {*scenario.rules, *(r for step in scenario.steps for r in step.expect.violates)}
+            assert all(SPEC.rules[r].confidence in (None, "A", "B") for r in rules), scenario.id
+    assert DESIGN_NOTE in SPEC.sources  # the tier of design-note rules depends on this id
+
+
+def test_a_scenario_may_override_its_tier_with_a_reason(tmp_path):
+    text = BY_ID["game-tie-at-target-another-hand"].path.read_text()
+    path = tmp_path / "game-tie-at-target-another-hand.yaml"
+    path.write_text(text.replace("\nsteps:", "\ntier: {tier: core, reason: every source that speaks of ties plays on}\nsteps:", 1))
+    tier = scenario_tier(load_scenario(path, SPEC), SPEC)
+    assert tier.name == "core" and tier.override == "every source that speaks of ties plays on"
+    assert [r.rule for r in tier.reasons] == ["game.tie"]  # still shown
+    data = yaml.safe_load(text)
+    data["tier"] = {"tier": "core"}
+    assert any("reason" in message for _, message in schema_errors("scenario", data))
+
+
+# --------------------------------------------------------------------------------------------
+# rule relations are data, checked by canasta validate
+
+
+def test_citation_agreement_follows_narrows_upward_only():
+    assert SPEC.citation_agrees("pile.frozen.take-with-natural-pair", ("pile.frozen.no-wild-in-pair",))
+    assert SPEC.citation_agrees("meld.max-wilds", ("meld.merge-wild-limit",))
+    assert SPEC.citation_agrees("pile.one-card-rule", ("stock.empty.one-card-exception",))
+    assert not SPEC.citation_agrees("pile.frozen.no-wild-in-pair", ("pile.frozen.take-with-natural-pair",))
+    assert not SPEC.citation_agrees("meld.max-wilds", ("pile.one-card-rule",))
+    assert not SPEC.citation_agrees(None, ("pile.one-card-rule",))
+
+
+def test_every_relation_joins_rules_a_scenario_lists_together_or_the_reference_cites():
+    """A relation is backed by the corpus: some rejection step lists both rules, or expects the
+    narrow one where the reference engine's citation is that rule."""
+    lists = [set(step.expect.violates) for s in SCENARIOS for step in s.steps if step.expect.violates]
+    expected = set().union(*lists)
+    for rule in SPEC.rules.values():
+        for broader in rule.narrows:
+            assert rule.id in expected, f"{rule.id} narrows {broader} but no scenario expects {rule.id}"
+
+
+@pytest.fixture
+def spec_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "spec"
+    shutil.copytree(spec_dir(), target)
+    return target
+
+
+@pytest.mark.parametrize("narrows, message", [
+    ("[pile.no-such-rule]", "unknown rule 'pile.no-such-rule'"),
+    ("[pile.take.whole]", "rule 'pile.take.whole' cannot narrow itself"),
+])
+def test_validate_reports_unknown_and_self_relations(spec_copy, narrows, message):
+    path = spec_copy / "rules" / "pile.yaml"
+    path.write_text(path.read_text().replace("    kind: obligation\n", f"    kind: obligation\n    narrows: {narrows}\n", 1))
+    problems = [str(p) for p in read_spec(spec_copy).problems]
+    assert len(problems) == 1 and "rules/pile.yaml:" in problems[0] and "rules[0].narrows[0]" in problems[0] and message in problems[0]
+
+
+def test_validate_reports_a_cycle_of_relations(spec_copy):
+    path = spec_copy / "rules" / "pile.yaml"
+    text = path.read_text()
+    marker = "  - id: pile.frozen.take-with-natural-pair\n"
+    start = text.index(marker)
+    kind = text.index("    kind: permission\n", start)
+    text = text[:kind] + "    narrows: [pile.frozen.no-wild-in-pair]\n" + text[kind:]
+    path.write_text(text)
+    problems = [str(p) for p in read_spec(spec_copy).problems]
+    assert problems and all("cycle" in p for p in problems)
+    assert any("'pile.frozen.no-wild-in-pair' already narrows 'pile.frozen.take-with-natural-pair'" in p for p in problems)
+
+
+# --------------------------------------------------------------------------------------------
+# reports carry the tiers and the citations
+
+
+def test_the_json_report_and_the_matrix_show_tiers_and_citations():
+    scenario = BY_ID["pile-black-three-top-blocks-take"]
+    result = run_scenario(scenario, UnrelatedCitations())
+    tie = run_scenario(BY_ID["game-tie-at-target-another-hand"], Mutant("t", ("game.tie",), {"tie": "draw"}).factory()())
+    entries = [
+        ReportEntry(
+            r.scenario, r.status, rules=r.rules, areas=("pile",), message=r.message, tier=r.tier.name if r.tier else None,
+            tier_reasons=tuple(x.to_json() for x in r.tier.reasons) if r.tier else (),
+            citations=tuple(c.to_json() for c in r.citations),
+        )
+        for r in (result, tie)
+    ]
+    header = {"engine": {"name": "e", "version": "1"}, "spec": {}, "harness": {}, "started": "2026-01-01T00:00:00+00:00"}
+    report = build_report(header, entries)
+    assert list(schema_errors("report", report)) == []
+    summary = report["summary"]
+    assert summary["rule-differs"] == 1 and summary["failed"] == 1
+    assert summary["by_tier"]["core"]["rule-differs"] == 1 and summary["by_tier"]["reading"]["failed"] == 1
+    assert summary["citations"] == {"broader": 0, "differs": 1}
+    entry = next(e for e in report["results"] if e["id"] == scenario.id)
+    assert entry["citations"] == [{"step": 1, "action": "take [8H 8S]", "expected": ["pile.blocked.black3-top"], "cited": UNRELATED_RULE, "agreement": "differs"}]
+    text = render_matrix({"engine": {"name": "e", "version": "1"}}, entries)
+    assert "| core | 0 | 0 | 0 | 0 | 1 | - |" in text
+    assert "| reading | 0 | 1 | 0 | 0 | 0 | 0% |" in text
+    assert "- `game-tie-at-target-another-hand`: reads `game.tie` (confidence C" in text
+    assert f"- `{scenario.id}` (rule-differs): step 1: cited `{UNRELATED_RULE}`, expects `pile.blocked.black3-top`" in text
+
+
+def test_a_failure_names_the_failing_steps_rule_its_source_and_the_notes():
+    scenario = BY_ID["pile-black-three-top-blocks-where-threes-meld-freely"]
+
+    class ForgetsTheBlock(NoCitations):
+        def apply(self, action):
+            outcome = self.inner.apply(action)
+            return Outcome.accept() if outcome.rule == "pile.blocked.black3-top" else outcome
+
+    result = run_scenario(scenario, ForgetsTheBlock())
+    lines = failure_lines(scenario, result, SPEC)
+    assert lines[1] == "the failing step expects a rejection by:"
+    assert lines[2].startswith("  pile.blocked.black3-top: " + SPEC.rules["pile.blocked.black3-top"].title + " (")
+    assert '"' in lines[2]  # a short quote of a source
+    assert lines[3].startswith("notes: With black_three.meld_only_going_out off")
+    assert lines[4] == "step 1 (take [3C 3C]): expected a rejection citing pile.blocked.black3-top, the engine accepted"
+    assert not any(line.startswith("rules: ") for line in lines)  # not every rule of the scenario
+
+
+def test_run_tier_option_selects_one_tier_and_junit_has_the_tier(pytester):
+    folder = pytester.path / "scenarios"
+    folder.mkdir()
+    for sid in ("game-tie-at-target-another-hand", "pile-black-three-top-blocks-take"):
+        shutil.copy(BY_ID[sid].path, folder / BY_ID[sid].path.name)
+    result = pytester.runpytest("--canasta-tier", "core", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, deselected=1)
+    junit = pytester.path / "junit.xml"
+    result = pytester.runpytest("--canasta-tier", "reading", f"--junitxml={junit}", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, deselected=1)
+    result.stdout.fnmatch_lines(["  core * 0 * 0 * 0 * 0 * 0", "  reading * 1 * 0 * 0 * 0 * 0"])
+    assert '<property name="canasta_tier" value="reading"' in junit.read_text()
+    assert "game.tie" in json.dumps(junit.read_text())
