@@ -9,6 +9,7 @@ author must see from them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from collections import Counter
@@ -68,7 +69,7 @@ def test_a_rejection_without_a_rule_passes_the_protocol_check(pytester, monkeypa
     for sid in ("pile-black-three-top-blocks-take", "meld-two-new-groups-merged-over-wild-limit", "pile-frozen-two-wilds-rejected"):
         shutil.copy(BY_ID[sid].path, folder / BY_ID[sid].path.name)
     tests = str(Path(__file__).parent)
-    monkeypatch.setenv("PYTHONPATH", tests + ":" + __import__("os").environ.get("PYTHONPATH", ""))
+    monkeypatch.setenv("PYTHONPATH", tests + ":" + os.environ.get("PYTHONPATH", ""))
     command = f"{sys.executable} -m canasta_conformance serve --engine verdict_engines:NoCitations"
     result = pytester.runpytest("--canasta-engine-cmd", command, "--canasta-check-protocol", "-p", "no:randomly")
     result.assert_outcomes(passed=3)
@@ -308,3 +309,46 @@ def test_run_tier_option_selects_one_tier_and_junit_has_the_tier(pytester):
     result.stdout.fnmatch_lines(["  core * 0 * 0 * 0 * 0 * 0", "  reading * 1 * 0 * 0 * 0 * 0"])
     assert '<property name="canasta_tier" value="reading"' in junit.read_text()
     assert "game.tie" in json.dumps(junit.read_text())
+
+
+def test_spec_show_and_coverage_tell_the_relations_and_the_tiers(capsys):
+    from canasta_conformance.cli import main
+
+    assert main(["spec", "show", "pile.frozen.no-wild-in-pair"]) == 0
+    shown = capsys.readouterr().out
+    assert "narrows: pile.frozen.take-with-natural-pair (a citation of those agrees with this rule)" in shown
+    assert main(["spec", "show", "pile.frozen.take-with-natural-pair"]) == 0
+    assert "narrowed by: " in capsys.readouterr().out
+    assert main(["coverage"]) == 0
+    readings = sum(scenario_tier(s, SPEC).name == "reading" for s in SCENARIOS)
+    assert f"scenarios by tier: {len(SCENARIOS) - readings} core, {readings} reading" in capsys.readouterr().out
+
+
+def test_canasta_run_takes_the_tier_and_strict_rules_options(tmp_path):
+    import subprocess
+
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    for sid in ("game-tie-at-target-another-hand", "pile-black-three-top-blocks-take"):
+        shutil.copy(BY_ID[sid].path, folder / BY_ID[sid].path.name)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent) + ":" + os.environ.get("PYTHONPATH", "")}
+    completed = subprocess.run(
+        [sys.executable, "-m", "canasta_conformance", "run", "--scenarios", str(folder), "--engine", "verdict_engines:UnrelatedCitations",
+         "--canasta-tier", "core"],
+        cwd=tmp_path, capture_output=True, text=True, env=env,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "1 passed, 1 deselected" in completed.stdout
+    assert "  core                  0            0            0            0            1" in completed.stdout
+    completed = subprocess.run(
+        [sys.executable, "-m", "canasta_conformance", "run", "--scenarios", str(folder), "--engine", "verdict_engines:UnrelatedCitations",
+         "--canasta-tier", "core", "--canasta-strict-rules"],
+        cwd=tmp_path, capture_output=True, text=True, env=env,
+    )
+    assert completed.returncode == 1
+    rerun = next(line for line in completed.stdout.splitlines() if line.startswith("rerun just this scenario: "))
+    assert "scenarios/pile-black-three-top-blocks-take.yaml" in rerun and "--canasta-strict-rules" in rerun
+    assert rerun.startswith("rerun just this scenario: PYTHONPATH=")
+    bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the command carries the import path itself
+    again = subprocess.run(rerun.removeprefix("rerun just this scenario: "), shell=True, cwd=tmp_path, capture_output=True, text=True, env=bare)
+    assert again.returncode == 1 and "1 failed" in again.stdout, again.stdout + again.stderr

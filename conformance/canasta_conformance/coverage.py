@@ -8,11 +8,12 @@ an accepted action lacks the nearest allowed action beside the forbidden one.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from .scenario import Scenario
 from .spec import Spec
+from .tiers import TIERS, scenario_tier
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class RuleCoverage:
 class Coverage:
     rules: tuple[RuleCoverage, ...]
     scenario_count: int
+    #: scenarios per tier (core, reading), computed from the spec
+    tiers: tuple[tuple[str, int], ...] = ()
 
     @property
     def uncovered(self) -> list[RuleCoverage]:
@@ -76,7 +79,8 @@ def compute_coverage(spec: Spec, scenarios: list[Scenario]) -> Coverage:
         )
         for rule in spec.rules.values()
     )
-    return Coverage(rules, len(scenarios))
+    tiers = Counter(scenario_tier(scenario, spec).name for scenario in scenarios)
+    return Coverage(rules, len(scenarios), tuple((tier, tiers.get(tier, 0)) for tier in TIERS))
 
 
 def format_coverage(spec: Spec, coverage: Coverage, show_all: bool = False) -> str:
@@ -112,4 +116,6 @@ def format_coverage(spec: Spec, coverage: Coverage, show_all: bool = False) -> s
         f"{len(coverage.missing_rejection)} without, "
         f"{len(prohibitions) - len(coverage.missing_allowed)} beside an accepted action"
     )
+    if coverage.tiers:
+        lines.append("scenarios by tier: " + ", ".join(f"{count} {tier}" for tier, count in coverage.tiers))
     return "\n".join(lines)

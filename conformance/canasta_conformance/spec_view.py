@@ -47,6 +47,13 @@ def show_rule(spec: Spec, rule_id: str) -> str:
     lines += ["", f"area: {rule.area}   kind: {rule.kind or '-'}   testable: {'yes' if rule.testable else 'no (informative)'}   confidence: {rule.confidence or '-'}"]
     if rule.note:
         lines += ["", *textwrap.wrap(f"note: {rule.note}", 96)]
+    narrower = sorted(r.id for r in spec.rules.values() if rule.id in r.narrows)
+    if rule.narrows or narrower:
+        lines.append("")
+        if rule.narrows:
+            lines.append(f"narrows: {', '.join(rule.narrows)} (a citation of those agrees with this rule)")
+        if narrower:
+            lines.append(f"narrowed by: {', '.join(narrower)}")
     lines += ["", "sources:"]
     for source in rule.sources:
         title = spec.sources[source["source"]].title if source["source"] in spec.sources else source["source"]
