@@ -109,6 +109,8 @@ def format_coverage(spec: Spec, coverage: Coverage, show_all: bool = False) -> s
     testable = [c for c in coverage.rules if c.testable]
     prohibitions = [c for c in testable if c.forbids]
     lines.append("")
+    if coverage.tiers:
+        lines.append("scenarios by tier: " + ", ".join(f"{count} {tier}" for tier, count in coverage.tiers))
     lines.append(
         f"{coverage.scenario_count} scenarios; {len(coverage.rules)} rules, {len(testable)} testable: "
         f"{len(testable) - len(coverage.uncovered)} covered, {len(coverage.uncovered)} uncovered; "
@@ -116,6 +118,4 @@ def format_coverage(spec: Spec, coverage: Coverage, show_all: bool = False) -> s
         f"{len(coverage.missing_rejection)} without, "
         f"{len(prohibitions) - len(coverage.missing_allowed)} beside an accepted action"
     )
-    if coverage.tiers:
-        lines.append("scenarios by tier: " + ", ".join(f"{count} {tier}" for tier, count in coverage.tiers))
     return "\n".join(lines)
