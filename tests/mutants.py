@@ -16,7 +16,7 @@ from unittest.mock import patch
 from canasta_reference import engine as engine_module
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.melds import count
-from canasta_reference.rules import InitialMeldRow, Rules
+from canasta_conformance.variant_rules import InitialMeldRow, VariantRules
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Mutant:
         mutant = self
 
         class MutantEngine(ReferenceEngine):
-            def rules_for(self, variant: str, options: dict[str, Any]) -> Rules:
+            def rules_for(self, variant: str, options: dict[str, Any]) -> VariantRules:
                 base = super().rules_for(variant, options)  # not inside the comprehension: super() needs this frame
                 changes = {k: (v(base) if callable(v) else v) for k, v in mutant.rules_changes.items()}
                 return replace(base, **changes)
@@ -51,7 +51,7 @@ class Mutant:
 def _initial_meld_counts_bonuses(self: ReferenceEngine, state, plan, cards_left) -> None:  # type: ignore[no-untyped-def]
     """Counts canasta bonuses toward the minimum (they MUST NOT count)."""
     rules = state.rules
-    bonus = sum(rules.mixed_canasta_bonus for cards in plan.result.values() if len(cards) >= rules.canasta_min_cards)
+    bonus = sum(rules.canasta_mixed_bonus for cards in plan.result.values() if len(cards) >= rules.canasta_min_cards)
     if count(plan.laid, rules) + bonus < rules.initial_minimum(state.scores[state.side]):
         from canasta_reference.errors import Illegal
 
@@ -102,34 +102,34 @@ def _keep_no_card(self: ReferenceEngine, state, cards_left, plan, going_out_now)
         self._check_may_go_out(state, self._canastas_after(state, plan))
 
 
-def _without(option: str) -> Callable[[Rules], frozenset[str]]:
-    return lambda rules: rules.take_unfrozen_with - {option}
+def _without(option: str) -> Callable[[VariantRules], frozenset[str]]:
+    return lambda rules: rules.pile_take_unfrozen_with - {option}
 
 
 MUTANTS: tuple[Mutant, ...] = (
-    Mutant("wild-does-not-freeze", ("pile.frozen.by-wild",), {"frozen_by_wild": False}),
-    Mutant("red-three-upcard-does-not-freeze", ("pile.frozen.by-red3-upcard",), {"frozen_by_red_three": False}),
-    Mutant("unmelded-side-not-frozen", ("pile.frozen.unmelded-side", "initial.pile-natural-pair"), {"frozen_for_unmelded_side": False}),
-    Mutant("pile-always-frozen", ("pile.unfrozen.natural-plus-wild", "pile.unfrozen.add-to-meld"), {"always_frozen": True}),
+    Mutant("wild-does-not-freeze", ("pile.frozen.by-wild",), {"pile_frozen_by_wild": False}),
+    Mutant("red-three-upcard-does-not-freeze", ("pile.frozen.by-red3-upcard",), {"pile_frozen_by_red_three": False}),
+    Mutant("unmelded-side-not-frozen", ("pile.frozen.unmelded-side", "initial.pile-natural-pair"), {"pile_frozen_for_unmelded_side": False}),
+    Mutant("pile-always-frozen", ("pile.unfrozen.natural-plus-wild", "pile.unfrozen.add-to-meld"), {"pile_always_frozen": True}),
     Mutant("wild-cards-unlimited", ("meld.max-wilds",), {"meld_max_wilds": 8}),
     Mutant("one-natural-is-enough", ("meld.min-naturals",), {"meld_min_naturals": 1}),
     Mutant("two-card-melds", ("meld.min-cards",), {"meld_min_cards": 2}),
-    Mutant("wild-ratio-always", ("meld.wild-ratio",), {"wilds_not_more_than_naturals": True}),
-    Mutant("black-threes-freeze", ("black3.does-not-freeze", "black3.block-next-player"), {"black_three_effect": "freeze"}),
+    Mutant("wild-ratio-always", ("meld.wild-ratio",), {"meld_wilds_not_more_than_naturals": True}),
+    Mutant("black-threes-freeze", ("black3.does-not-freeze", "black3.block-next-player"), {"black_three_discard_effect": "freeze"}),
     Mutant("no-forced-take", ("stock.empty.forced-take",), methods={"_forced_take": _never_forced}),
-    Mutant("no-one-card-rule", ("pile.one-card-rule",), {"one_card_rule": False}),
+    Mutant("no-one-card-rule", ("pile.one-card-rule",), {"pile_one_card_rule": False}),
     Mutant("six-card-canastas", ("canasta.definition",), {"canasta_min_cards": 6}),
-    Mutant("no-concealed-bonus", ("out.bonus", "score.going-out"), {"concealed_extra_bonus": 0}),
+    Mutant("no-concealed-bonus", ("out.bonus", "score.going-out"), {"going_out_concealed_extra_bonus": 0}),
     Mutant("no-all-four-bonus", ("red3.all-four",), {"red_three_all_four_total": 400}),
     Mutant("red-threes-never-minus", ("red3.negative-without-meld",), {"red_three_negative_without_meld": False}),
-    Mutant("final-discard-required", ("out.final-discard-optional",), {"final_discard_required": True}),
-    Mutant("out-without-canasta", ("out.requires-canasta",), {"canastas_to_go_out": 0}),
+    Mutant("final-discard-required", ("out.final-discard-optional",), {"going_out_final_discard": "required"}),
+    Mutant("out-without-canasta", ("out.requires-canasta",), {"going_out_canastas_required": 0}),
     Mutant("flat-initial-minimum", ("initial.table",), {"initial_meld_table": (InitialMeldRow(None, 50),)}),
-    Mutant("pile-top-does-not-count", ("initial.pile-top-counts",), {"pile_top_counts": False}),
-    Mutant("no-natural-and-wild-take", ("pile.unfrozen.natural-plus-wild",), {"take_unfrozen_with": _without("natural_and_wild")}),
-    Mutant("no-add-to-meld-take", ("pile.unfrozen.add-to-meld",), {"take_unfrozen_with": _without("add_to_meld")}),
+    Mutant("pile-top-does-not-count", ("initial.pile-top-counts",), {"initial_meld_pile_top_counts": False}),
+    Mutant("no-natural-and-wild-take", ("pile.unfrozen.natural-plus-wild",), {"pile_take_unfrozen_with": _without("natural_and_wild")}),
+    Mutant("no-add-to-meld-take", ("pile.unfrozen.add-to-meld",), {"pile_take_unfrozen_with": _without("add_to_meld")}),
     Mutant("draw-two", ("turn.draw.count",), {"draw_count": 2}),
-    Mutant("stock-end-ends-hand", ("stock.empty.continue", "stock.empty.forced-take"), {"end_of_stock": "end_hand"}),
+    Mutant("stock-end-ends-hand", ("stock.empty.continue", "stock.empty.forced-take"), {"end_of_stock_mode": "end_hand"}),
     Mutant("bonuses-count-toward-minimum", ("initial.card-values-only", "canasta.bonus-not-initial"), methods={"_check_initial_meld": _initial_meld_counts_bonuses}),
     Mutant("concealed-whenever-canasta", ("out.concealed.definition", "out.concealed.own-canasta"), methods={"_is_concealed": staticmethod(_concealed_whenever_canasta)}),
     Mutant("answer-not-binding", ("out.ask.binding",), methods={"_answer": _answer_not_binding}),
@@ -137,7 +137,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("black-three-does-not-block", ("pile.blocked.black3-top", "black3.block-next-player"), patches={"check_top_not_blocked": _only_wild_blocks}),
     Mutant("wild-top-does-not-block", ("pile.blocked.wild-top",), patches={"check_top_not_blocked": _only_black_three_blocks}),
     Mutant("meld-down-to-last-card", ("turn.keep-a-card",), methods={"_check_cards_left": _keep_no_card}),
-    Mutant("canasta-bonus-swapped", ("canasta.bonus", "score.natural-canasta"), {"natural_canasta_bonus": 300, "mixed_canasta_bonus": 500}),
+    Mutant("canasta-bonus-swapped", ("canasta.bonus", "score.natural-canasta"), {"canasta_natural_bonus": 300, "canasta_mixed_bonus": 500}),
     Mutant("red-three-bonus-50", ("red3.bonus", "score.red-threes"), {"red_three_bonus": 50}),
 )
 

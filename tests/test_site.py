@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -24,7 +24,7 @@ from canasta_conformance.runner import run_scenario
 from canasta_conformance.scenario import Scenario, load_scenarios, scenario_files
 from canasta_conformance.site.board import Table
 from canasta_conformance.site.cards import (
-    ShortcodeError, card_html, cards_html, expand_shortcodes, is_freezing, pile_html,
+    ShortcodeError, card_html, cards_html, expand_shortcodes, pile_html,
 )
 from canasta_conformance.site.links import Linker, href
 from canasta_conformance.site.schemadoc import SchemaWriter, schema_files
@@ -83,7 +83,9 @@ def test_freezing_cards_lie_crosswise_in_the_pile():
     crosswise = re.findall(r'<span class="cc-cross"><span [^>]*data-card="(\w\w)"', html)
     assert crosswise == ["2D", "3D", "JK"]
     assert "crosswise (it freezes the pile)" in html
-    assert is_freezing(card("3S"), black_three_freezes=True) and not is_freezing(card("3S"))
+    freezing_black_threes = replace(SPEC.variant_rules("classic"), black_three_discard_effect="freeze")
+    assert 'data-card="3S"' in pile_html(["3S"], freezing_black_threes.freezes_pile).split("cc-cross")[1]
+    assert "cc-cross" not in pile_html(["3S"])
 
 
 def test_shortcodes_are_drawn_outside_code_only():
@@ -110,7 +112,7 @@ def test_the_table_draws_a_whole_position():
         "melds": [[["AC", "AD", "AH", "AS", "AC", "AD", "2C"]], []], "red_threes": [["3H"], []],
         "pile": ["3D", "2C", "9S"], "stock": ["QC", "QD"],
     })
-    html = Table(SPEC.variant_parameters("classic")).position(position)
+    html = Table(SPEC.variant_rules("classic")).position(position)
     assert "Side 0 (seats 0 and 2)" in html and "Seat 2 hand" in html and "to move" in html
     assert "mixed canasta" in html and "Red threes" in html
     assert 'aria-label="Stock of 2 cards, face down"' in html

@@ -78,8 +78,8 @@ def test_melds_in_the_position_must_be_well_formed(folder, capsys):
     write(folder, "bad-meld", text)
     code, lines = run(capsys, folder)
     assert code == 1
-    assert any("position.melds[0][0]: a meld has at least 2 natural cards" in line for line in lines)
-    assert any("position.melds[0][1]: a meld has at least 3 cards" in line for line in lines)
+    assert any("position.melds[0][0]: a meld needs at least 2 natural cards" in line for line in lines)
+    assert any("position.melds[0][1]: a meld needs at least 3 cards" in line for line in lines)
 
 
 def test_yaml_syntax_errors_give_the_line(folder, capsys):

@@ -17,6 +17,7 @@ from .cards import Card, excess_cards
 from .model import WILD_MELD, Action, FormatError, Position, action_from_json, meld_rank, parse_cards
 from .schemas import schema_errors
 from .spec import Spec, VariantError
+from .variant_rules import VariantRules
 from .yamlio import Problem, YamlDocument, YamlError, parse_path, read_yaml
 
 MODELINE_MARK = "scenario.schema.json"
@@ -153,7 +154,7 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
         problem(["source"], f"unknown source {source!r} (sources are listed in spec/sources.yaml)")
     variant = data.get("variant", spec.default_variant)
     options = data.get("options") or {}
-    params: Mapping[str, Any] | None = None
+    rules: VariantRules | None = None
     if variant not in spec.variants:
         problem(["variant"], f"unknown variant {variant!r} (known: {', '.join(sorted(spec.variants))})")
     else:
@@ -164,9 +165,9 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
             elif (why := parameter.check(value)) is not None:
                 problem(["options", key], why)
         try:
-            params = spec.variant_parameters(variant, options)
+            rules = spec.variant_rules(variant, options)
         except VariantError:
-            params = None
+            rules = None
 
     position = None
     deal = None
@@ -185,11 +186,11 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
     except FormatError as error:
         problem(parse_path(error.path), error.message)
 
-    if params is not None and position is not None:
-        for path, message in position_problems(position, params):
+    if rules is not None and position is not None:
+        for path, message in position_problems(position, rules):
             problem(["position", *path], message)
-    if params is not None and deal is not None:
-        problems.extend(doc.problem(["deal", *p], m) for p, m in deal_problems(deal, params))
+    if rules is not None and deal is not None:
+        problems.extend(doc.problem(["deal", *p], m) for p, m in deal_problems(deal, rules))
 
     steps = []
     for index, raw_step in enumerate(data["steps"]):
@@ -243,9 +244,9 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
     ), []
 
 
-def position_problems(position: Position, params: Mapping[str, Any]) -> Iterator[tuple[list[Any], str]]:
-    """Structural problems of a position under a variant's parameters (not rule legality)."""
-    players, sides = params["players"], params["sides"]
+def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple[list[Any], str]]:
+    """Structural problems of a position under a variant's rules (not rule legality)."""
+    players, sides = rules.players, rules.sides
     if position.players != players:
         yield ["hands"], f"the variant has {players} players but the position has {position.players} hands"
     if position.sides != sides:
@@ -259,21 +260,19 @@ def position_problems(position: Position, params: Mapping[str, Any]) -> Iterator
     if position.dealer is not None and not 0 <= position.dealer < players:
         yield ["dealer"], f"seat {position.dealer} does not exist with {players} players"
     counts = Counter(position.all_cards())
-    for card, seen, allowed in excess_cards(counts, params["deck.packs"], params["deck.jokers"]):
+    for card, seen, allowed in excess_cards(counts, rules.deck_packs, rules.deck_jokers):
         yield [], f"{card.token} appears {seen} times but the deck holds it {allowed} times"
-    wild = frozenset(params["cards.wild_ranks"])
     for side_index, side in enumerate(position.melds):
         ranks_seen: set[str] = set()
         for meld_index, meld in enumerate(side):
             where = ["melds", side_index, meld_index]
-            rank = meld_rank(meld, wild)
-            naturals = sum(1 for c in meld if c.rank not in wild)
-            wilds = len(meld) - naturals
-            if rank is None and naturals == 0 and params.get("meld.wild_only_melds"):
+            rank = meld_rank(meld, rules.cards_wild_ranks)
+            naturals = sum(1 for c in meld if not rules.is_wild(c))
+            if rank is None and naturals == 0 and rules.meld_wild_only_melds:
                 rank = WILD_MELD  # the side's wild-card meld
             elif rank is None:
                 yield where, "a meld needs natural cards of one rank" + (
-                    "" if naturals or params.get("meld.wild_only_melds") else " (this variant has no wild-card melds)"
+                    "" if naturals or rules.meld_wild_only_melds else " (this variant has no wild-card melds)"
                 )
                 continue
             if rank == "3" and any(c.is_red_three for c in meld):
@@ -281,23 +280,19 @@ def position_problems(position: Position, params: Mapping[str, Any]) -> Iterator
             if rank in ranks_seen:
                 yield where, f"the side has two melds of rank {rank}"
             ranks_seen.add(rank)
-            if len(meld) < params["meld.min_cards"]:
-                yield where, f"a meld has at least {params['meld.min_cards']} cards"
-            max_cards = params.get("meld.max_cards")
-            if max_cards is not None and len(meld) > max_cards:
-                yield where, f"a meld has at most {max_cards} cards"
+            if rules.meld_max_cards is not None and len(meld) > rules.meld_max_cards:
+                yield where, f"a meld has at most {rules.meld_max_cards} cards"
             if rank == WILD_MELD:
-                continue
-            if naturals < params["meld.min_naturals"]:
-                yield where, f"a meld has at least {params['meld.min_naturals']} natural cards"
-            if wilds > params["meld.max_wilds"]:
-                yield where, f"a meld has at most {params['meld.max_wilds']} wild cards"
-    talon_sizes = [n for n in (params.get("bonus_talon.first_side", 0), params.get("bonus_talon.second_side", 0)) if n]
+                if len(meld) < rules.meld_min_cards:
+                    yield where, f"a meld needs at least {rules.meld_min_cards} cards"
+            elif (fault := rules.meld_shape_fault(meld)) is not None:
+                yield where, f"{fault.message} ({fault.rule})"
+    talon_sizes = [n for n in (rules.bonus_talon_first_side, rules.bonus_talon_second_side) if n]
     if position.talons and not talon_sizes:
         yield ["talons"], "this variant has no bonus talons"
     elif len(position.talons) > len(talon_sizes):
         yield ["talons"], f"this variant has {len(talon_sizes)} bonus talons, the position lists {len(position.talons)}"
-    if params["red_three.dealt_timing"] == "before_play":
+    if rules.red_three_dealt_timing == "before_play":
         for seat, hand in enumerate(position.hands):
             if any(c.is_red_three for c in hand):
                 yield ["hands", seat], "red threes are laid face up at once: no hand holds one (red_threes lists them)"
@@ -307,22 +302,22 @@ def position_problems(position: Position, params: Mapping[str, Any]) -> Iterator
                 yield ["red_threes", side_index, index], f"{c.token} is not a red three"
     if position.phase == "over" and position.ended is None:
         yield ["ended"], "a position in phase 'over' says how the hand ended"
-    if position.facts.question == "pending" and params["sides"] >= params["players"]:
+    if position.facts.question == "pending" and rules.sides >= rules.players:
         yield ["facts", "question"], "there is no partner to answer in this variant"
 
 
-def deal_problems(deal: Deal, params: Mapping[str, Any]) -> Iterator[tuple[list[Any], str]]:
+def deal_problems(deal: Deal, rules: VariantRules) -> Iterator[tuple[list[Any], str]]:
     counts = Counter(deal.deck)
-    for card, seen, allowed in excess_cards(counts, params["deck.packs"], params["deck.jokers"]):
+    for card, seen, allowed in excess_cards(counts, rules.deck_packs, rules.deck_jokers):
         yield ["deck"], f"{card.token} appears {seen} times but the deck holds it {allowed} times"
-    if not 0 <= deal.dealer < params["players"]:
-        yield ["dealer"], f"seat {deal.dealer} does not exist with {params['players']} players"
-    needed = params["players"] * params["deal.hand_size"] + 1
+    if not 0 <= deal.dealer < rules.players:
+        yield ["dealer"], f"seat {deal.dealer} does not exist with {rules.players} players"
+    needed = rules.players * rules.deal_hand_size + 1
     if len(deal.deck) < needed:
         yield ["deck"], f"the deal needs at least {needed} cards, the deck has {len(deal.deck)}"
-    if params["deal.first_player"] == "random" and deal.first_player is None:
+    if rules.deal_first_player == "random" and deal.first_player is None:
         yield ["deal"], "this variant chooses the first player at random: the deal names first_player"
-    if deal.first_player is not None and not 0 <= deal.first_player < params["players"]:
-        yield ["deal", "first_player"], f"seat {deal.first_player} does not exist with {params['players']} players"
-    if deal.scores and len(deal.scores) != params["sides"]:
-        yield ["scores"], f"the variant has {params['sides']} sides but scores has {len(deal.scores)} entries"
+    if deal.first_player is not None and not 0 <= deal.first_player < rules.players:
+        yield ["deal", "first_player"], f"seat {deal.first_player} does not exist with {rules.players} players"
+    if deal.scores and len(deal.scores) != rules.sides:
+        yield ["scores"], f"the variant has {rules.sides} sides but scores has {len(deal.scores)} entries"

@@ -1,8 +1,10 @@
 """Loading the rules specification: areas, rules, parameters, variants, conflicts and sources.
 
 ``load_spec()`` reads ``spec/`` once per process. ``Spec.variant_parameters(name, options)``
-resolves a variant to the full parameter mapping an engine reads: catalogue defaults, then the
-variant's overrides, then a scenario's options, each value checked against the parameter's schema.
+resolves a variant to the full parameter mapping: catalogue defaults, then the variant's
+overrides, then a scenario's options, each value checked against the parameter's schema;
+``Spec.variant_rules(name, options)`` is the same as one typed value (:mod:`.variant_rules`), which
+is what the engine and the checks read.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import jsonschema
 
 from .data import spec_dir
 from .schemas import schema_errors
+from .variant_rules import VariantRules
 from .yamlio import PathPart, Problem, YamlDocument, YamlError, read_yaml
 
 RULE_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$")
@@ -123,6 +126,7 @@ class Spec:
     sources: dict[str, Source]
     problems: list[Problem] = field(default_factory=list)
     _resolved: dict[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    _typed: dict[tuple[str, str], VariantRules] = field(default_factory=dict, repr=False)
 
     def rules_in(self, area: str) -> list[Rule]:
         return [r for r in self.rules.values() if r.area == area]
@@ -148,6 +152,14 @@ class Spec:
     def variant_parameters(self, name: str, options: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
         """The full parameter mapping of variant ``name`` with ``options`` applied on top."""
         return _resolved(self, name, tuple(sorted((options or {}).items())) if options else ())
+
+    def variant_rules(self, name: str, options: Mapping[str, Any] | None = None) -> VariantRules:
+        """The typed view of :meth:`variant_parameters` (what engines and checks read)."""
+        key = (name, repr(sorted((options or {}).items())))
+        found = self._typed.get(key)
+        if found is None:
+            found = self._typed[key] = VariantRules.from_parameters(self.variant_parameters(name, options))
+        return found
 
     def option_problems(self, options: Mapping[str, Any]) -> list[str]:
         out = []

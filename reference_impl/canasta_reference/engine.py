@@ -17,6 +17,7 @@ from canasta_conformance.model import (
     TakePile,
 )
 from canasta_conformance.spec import Spec, load_spec
+from canasta_conformance.variant_rules import VariantRules
 
 from . import __version__
 from .errors import Illegal, Malformed
@@ -25,7 +26,6 @@ from .melds import MeldPlan, check_in_hand, count, plan_melds, remove_from_hand
 from .legal import candidate_takes
 from .legal import legal_actions as list_legal_actions
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
-from .rules import Rules
 from .scoring import score_hand
 from .setup import deal_hand, expose_red_threes
 from .state import HandState
@@ -39,7 +39,6 @@ class ReferenceEngine:
     def __init__(self, spec: Spec | None = None) -> None:
         self.spec = spec or load_spec()
         self.state: HandState | None = None
-        self._rules_cache: dict[tuple[str, str], Rules] = {}
 
     # --- protocol ------------------------------------------------------------------------------
     def capabilities(self) -> Capabilities:
@@ -57,13 +56,8 @@ class ReferenceEngine:
             p.implemented or params[name] == p.default for name, p in self.spec.parameters.items()
         )
 
-    def rules_for(self, variant: str, options: dict[str, Any]) -> Rules:
-        key = (variant, repr(sorted(options.items())))
-        rules = self._rules_cache.get(key)
-        if rules is None:
-            rules = Rules.from_parameters(self.spec.variant_parameters(variant, options))
-            self._rules_cache[key] = rules
-        return rules
+    def rules_for(self, variant: str, options: dict[str, Any]) -> VariantRules:
+        return self.spec.variant_rules(variant, options)
 
     def load(self, position: Position) -> None:
         rules = self.rules_for(position.variant, dict(position.options))
@@ -186,7 +180,7 @@ class ReferenceEngine:
             rules, side_melds, self._opponent_ranks(state), extra=[(top.rank, top)],
         )
         if unmelded:
-            counted = count(plan.laid, rules) - (0 if rules.pile_top_counts else rules.value(top))
+            counted = count(plan.laid, rules) - (0 if rules.initial_meld_pile_top_counts else rules.value(top))
             minimum = rules.initial_minimum(state.scores[state.side])
             if counted < minimum:
                 raise Illegal("pile.frozen.unmelded-needs-count", f"the initial meld counts {counted}, the side needs {minimum}")
@@ -242,7 +236,7 @@ class ReferenceEngine:
             return
         concealed_out = (
             cards_left <= 1 and not state.took_pile and state.turn not in state.melded_seats
-            and self._canastas_after(state, plan) >= max(1, rules.canastas_to_go_out)
+            and self._canastas_after(state, plan) >= max(1, rules.going_out_canastas_required)
             and any(len(plan.result[r]) >= rules.canasta_min_cards for r in plan.new_ranks)
         )
         if not concealed_out:
@@ -272,7 +266,7 @@ class ReferenceEngine:
     def _ask(self, state: HandState, action: Ask) -> Commit:
         self._check_hand_not_over(state)
         self._check_no_pending_question(state)
-        if not state.rules.ask_partner or state.partner_of(state.turn) is None:
+        if state.rules.going_out_ask_partner != "optional" or state.partner_of(state.turn) is None:
             raise Illegal("out.ask.optional", "this game has no 'Partner, may I go out?'")
         if state.question is not None:
             raise Illegal("out.ask.window", "the question has been asked this turn already")
@@ -336,7 +330,7 @@ class ReferenceEngine:
     def _forced_take(self, state: HandState) -> bool:
         """stock.empty.forced-take: the top card fits a meld of the side and the pile is not frozen."""
         rules = state.rules
-        if not rules.forced_take or not state.pile:
+        if not rules.end_of_stock_forced_take or not state.pile:
             return False
         top = state.pile[-1]
         if not rules.is_natural(top) or top.rank not in state.melds[state.side]:
@@ -358,16 +352,16 @@ class ReferenceEngine:
             return
         canastas = self._canastas_after(state, plan)
         if going_out_now:
-            if rules.final_discard_required:
+            if rules.going_out_final_discard == "required":
                 raise Illegal("turn.discard.required", "going out needs a final discard in this game")
             self._check_may_go_out(state, canastas)
-        elif canastas < rules.canastas_to_go_out:
+        elif canastas < rules.going_out_canastas_required:
             raise Illegal("turn.keep-a-card", "the side cannot go out yet, so the player keeps a card besides the discard")
 
     def _check_may_go_out(self, state: HandState, canastas: int) -> None:
         """out.requires-canasta and out.ask.binding."""
-        if canastas < state.rules.canastas_to_go_out:
-            need = state.rules.canastas_to_go_out
+        if canastas < state.rules.going_out_canastas_required:
+            need = state.rules.going_out_canastas_required
             raise Illegal("out.requires-canasta", f"going out needs {need} canasta{'s' if need > 1 else ''} of the side")
         if state.question == "no":
             raise Illegal("out.ask.binding", "partner said no: the player may not go out this turn")
@@ -399,7 +393,7 @@ class ReferenceEngine:
         rules = state.rules
         if state.turn in state.melded_seats or state.melded_ranks - state.new_ranks:
             return False
-        if not rules.concealed_if_partner_melded and set(state.melds[state.side]) - state.new_ranks:
+        if not rules.going_out_concealed_if_partner_melded and set(state.melds[state.side]) - state.new_ranks:
             return False
         return any(len(state.melds[state.side][r]) >= rules.canasta_min_cards for r in state.new_ranks)
 
@@ -415,7 +409,7 @@ class ReferenceEngine:
         state.new_ranks = set()
         state.took_pile = False
         state.question = None
-        if not state.stock and state.rules.end_of_stock == "end_hand":
+        if not state.stock and state.rules.end_of_stock_mode == "end_hand":
             self._end_hand(state, HandEnd("stock_exhausted", state.turn))
             return
         state.turn = (state.turn + 1) % state.rules.players

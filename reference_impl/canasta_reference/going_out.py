@@ -27,7 +27,7 @@ def can_go_out(state: HandState) -> bool:
     side with enough canastas (wild cards placed as well as the limits allow)."""
     rules = state.rules
     hand = state.hand
-    discards: list[Card | None] = [] if rules.final_discard_required else [None]
+    discards: list[Card | None] = [] if rules.going_out_final_discard == "required" else [None]
     discards += list(hand)
     for discard in discards:
         rest = hand - Counter([discard]) if discard is not None else Counter(hand)
@@ -60,7 +60,7 @@ def _fully_meldable(state: HandState, rest: Counter[Card]) -> bool:
                 return False
         need = 0 if existing else max(0, rules.meld_min_cards - n)
         cap = 0 if rank == "3" else rules.meld_max_wilds - ex_wilds
-        if rules.wilds_not_more_than_naturals:
+        if rules.meld_wilds_not_more_than_naturals:
             cap = min(cap, total_naturals - ex_wilds)
         if need > cap:
             return False
@@ -69,7 +69,7 @@ def _fully_meldable(state: HandState, rest: Counter[Card]) -> bool:
         if rank not in targets:
             ex_wilds = sum(1 for c in existing if rules.is_wild(c))
             cap = rules.meld_max_wilds - ex_wilds
-            if rules.wilds_not_more_than_naturals:
+            if rules.meld_wilds_not_more_than_naturals:
                 cap = min(cap, len(existing) - 2 * ex_wilds)
             targets[rank] = _Target(len(existing), 0, max(0, cap))
     needed = sum(t.need for t in targets.values())
@@ -90,4 +90,4 @@ def _fully_meldable(state: HandState, rest: Counter[Card]) -> bool:
             break
         spare -= cost
         canastas += 1
-    return canastas >= rules.canastas_to_go_out
+    return canastas >= rules.going_out_canastas_required

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from canasta_conformance.cards import Card
 from canasta_conformance.model import MeldGroup
+from canasta_conformance.variant_rules import VariantRules
 
 from .errors import Illegal, Malformed
-from .rules import Rules
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ def _cards(cards: Iterable[Card]) -> str:
     return " ".join(c.token for c in cards)
 
 
-def group_rank(group: MeldGroup, rules: Rules, side_melds: Mapping[str, list[Card]] | set[str], opponent_ranks: set[str]) -> str:
+def group_rank(group: MeldGroup, rules: VariantRules, side_melds: Mapping[str, list[Card]] | set[str], opponent_ranks: set[str]) -> str:
     """meld.same-rank, meld.no-wild-only: the rank a group is laid on. A group without a natural
     card names a meld of the side: one on the table, or one started in the same action."""
     naturals = {c.rank for c in group.cards if not rules.is_wild(c)}
@@ -45,7 +45,7 @@ def group_rank(group: MeldGroup, rules: Rules, side_melds: Mapping[str, list[Car
     return group.rank
 
 
-def check_threes(rank: str, cards: Sequence[Card], rules: Rules) -> None:
+def check_threes(rank: str, cards: Sequence[Card], rules: VariantRules) -> None:
     """meld.no-threes, black3.meld.no-wild: threes are melded only as black threes, without wild cards."""
     if rank != "3":
         return
@@ -55,29 +55,22 @@ def check_threes(rank: str, cards: Sequence[Card], rules: Rules) -> None:
         raise Illegal("black3.meld.no-wild", f"a meld of black threes takes no wild card: [{_cards(cards)}]")
 
 
-def check_new_meld(rank: str, cards: Sequence[Card], rules: Rules) -> None:
+def check_new_meld(rank: str, cards: Sequence[Card], rules: VariantRules) -> None:
     """meld.min-cards, meld.min-naturals, then the wild-card limits, for a meld started now."""
-    if len(cards) < rules.meld_min_cards:
-        raise Illegal("meld.min-cards", f"a new meld needs at least {rules.meld_min_cards} cards: [{_cards(cards)}]")
-    naturals = sum(1 for c in cards if not rules.is_wild(c))
-    if naturals < rules.meld_min_naturals:
-        raise Illegal("meld.min-naturals", f"a meld needs at least {rules.meld_min_naturals} natural cards: [{_cards(cards)}]")
-    check_wild_limits(cards, rules, "meld.max-wilds")
+    if (fault := rules.meld_shape_fault(cards)) is not None:
+        raise Illegal(*fault)
 
 
-def check_wild_limits(cards: Sequence[Card], rules: Rules, rule: str) -> None:
+def check_wild_limits(cards: Sequence[Card], rules: VariantRules, rule: str) -> None:
     """meld.max-wilds (or meld.merge-wild-limit for additions), and meld.wild-ratio when the
     variant forbids more wild cards than naturals."""
-    wilds = sum(1 for c in cards if rules.is_wild(c))
-    if wilds > rules.meld_max_wilds:
-        raise Illegal(rule, f"a meld holds at most {rules.meld_max_wilds} wild cards: [{_cards(cards)}] has {wilds}")
-    if rules.wilds_not_more_than_naturals and wilds > len(cards) - wilds:
-        raise Illegal("meld.wild-ratio", f"wild cards may not outnumber natural cards: [{_cards(cards)}]")
+    if (fault := rules.wild_limit_fault(cards, rule)) is not None:
+        raise Illegal(*fault)
 
 
 def plan_melds(
     groups: Sequence[MeldGroup],
-    rules: Rules,
+    rules: VariantRules,
     side_melds: Mapping[str, list[Card]],
     opponent_ranks: set[str],
     extra: Sequence[tuple[str, Card]] = (),
@@ -133,14 +126,6 @@ def remove_from_hand(hand: Counter[Card], wanted: Counter[Card]) -> None:
             del hand[card]
 
 
-def count(cards: Iterable[Card], rules: Rules) -> int:
-    return sum(rules.value(c) for c in cards)
+def count(cards: Iterable[Card], rules: VariantRules) -> int:
+    return rules.count(cards)
 
-
-def is_canasta(cards: Sequence[Card], rules: Rules) -> bool:
-    """canasta.definition: seven or more cards."""
-    return len(cards) >= rules.canasta_min_cards
-
-
-def is_natural_canasta(cards: Sequence[Card], rules: Rules) -> bool:
-    return is_canasta(cards, rules) and not any(rules.is_wild(c) for c in cards)

@@ -5,31 +5,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from canasta_conformance.cards import Card
+from canasta_conformance.variant_rules import VariantRules
 
 from .errors import Illegal
-from .rules import Rules
 from .state import HandState
 
 
 def frozen_by_contents(state: HandState) -> bool:
     """pile.frozen.by-wild, pile.frozen.by-red3-upcard (and the variants' always-frozen pile and
     freezing black threes): the pile is frozen for everyone."""
-    rules = state.rules
-    return rules.always_frozen or any(
-        (rules.frozen_by_wild and rules.is_wild(c))
-        or (rules.frozen_by_red_three and c.is_red_three)
-        or (rules.black_three_effect == "freeze" and c.is_black_three)
-        for c in state.pile
-    )
+    return state.rules.pile_frozen_by(state.pile)
 
 
 def is_frozen_for(state: HandState, side: int) -> bool:
     """Frozen for everyone, or (pile.frozen.unmelded-side) against a side without its initial meld."""
-    unmelded = state.rules.frozen_for_unmelded_side and not state.has_melded(side)
+    unmelded = state.rules.pile_frozen_for_unmelded_side and not state.has_melded(side)
     return unmelded or frozen_by_contents(state)
 
 
-def check_top_not_blocked(top: Card, rules: Rules) -> None:
+def check_top_not_blocked(top: Card, rules: VariantRules) -> None:
     """pile.blocked.wild-top and pile.blocked.black3-top."""
     if rules.is_wild(top):
         raise Illegal("pile.blocked.wild-top", f"the top card {top.token} is wild: the pile cannot be taken")
@@ -41,7 +35,7 @@ def check_top_not_blocked(top: Card, rules: Rules) -> None:
 
 def one_card_rule_applies(state: HandState) -> bool:
     """pile.one-card-rule (and stock.empty.one-card-exception): one card in hand, one in the pile."""
-    return state.rules.one_card_rule and state.hand_size() == 1 and len(state.pile) == 1
+    return state.rules.pile_one_card_rule and state.hand_size() == 1 and len(state.pile) == 1
 
 
 def check_one_card_rule(state: HandState) -> None:
@@ -67,7 +61,7 @@ def check_take_cards(state: HandState, top: Card, cards: Sequence[Card]) -> None
         if not cards and has_meld:
             raise Illegal("pile.frozen.add-not-enough", "the pile is frozen: adding the top card to a meld is not enough")
         raise Illegal("pile.frozen.take-with-natural-pair", f"the pile is frozen: it is taken only with two natural {top.rank}s from the hand")
-    ways = rules.take_unfrozen_with
+    ways = rules.pile_take_unfrozen_with
     if naturals >= 2 and "natural_pair" in ways:
         return
     if naturals == 1 and wilds >= 1 and "natural_and_wild" in ways:

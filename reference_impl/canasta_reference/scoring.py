@@ -16,12 +16,12 @@ def score_hand(state: HandState) -> ScoreSheet:
         for cards in melds:  # canasta.bonus
             if len(cards) >= rules.canasta_min_cards:
                 natural = not any(rules.is_wild(c) for c in cards)
-                canastas += rules.natural_canasta_bonus if natural else rules.mixed_canasta_bonus
+                canastas += rules.canasta_natural_bonus if natural else rules.canasta_mixed_bonus
         red_threes = red_three_score(state, side)
         going_out = 0
         ended = state.ended
         if ended is not None and ended.reason == "went_out" and ended.seat is not None and state.side_of(ended.seat) == side:
-            going_out = rules.going_out_bonus + (rules.concealed_extra_bonus if ended.concealed else 0)  # out.bonus
+            going_out = rules.going_out_bonus + (rules.going_out_concealed_extra_bonus if ended.concealed else 0)  # out.bonus
         melded = sum(rules.value(c) for cards in melds for c in cards)  # score.melded-cards
         in_hand = -sum(rules.value(c) * n for seat in state.seats_of(side) for c, n in state.hands[seat].items())  # score.cards-in-hand
         total = canastas + red_threes + going_out + melded + in_hand  # score.structure
@@ -39,12 +39,12 @@ def game_result(cumulative: list[int], state: HandState) -> tuple[bool, int | No
     draw (no winner) where the variant says so."""
     rules = state.rules
     best = max(cumulative)
-    last_hand = rules.max_hands is not None and state.hand_number >= rules.max_hands
+    last_hand = rules.game_max_hands is not None and state.hand_number >= rules.game_max_hands
     if best < rules.game_target and not last_hand:
         return False, None
     leaders = [side for side, score in enumerate(cumulative) if score == best]
     if len(leaders) > 1:
-        return (True, None) if rules.tie == "draw" else (False, None)
+        return (True, None) if rules.game_tie == "draw" else (False, None)
     return True, leaders[0]
 
 
@@ -57,7 +57,7 @@ def red_three_score(state: HandState, side: int) -> int:
         return 0
     if count == rules.all_four:
         value = rules.red_three_all_four_total
-    elif count >= rules.red_three_doubled_from:
+    elif count >= rules.red_three_doubled_from_count:
         value = count * rules.red_three_bonus * 2
     else:
         value = count * rules.red_three_bonus

@@ -117,9 +117,9 @@ def play_game(
     record = GameRecord(variant, options, seed)
     dealer = rng.randrange(rules.players)
     for number in range(max_hands):
-        deck = full_deck(rules.packs, rules.jokers)
+        deck = full_deck(rules.deck_packs, rules.deck_jokers)
         rng.shuffle(deck)
-        first = rng.randrange(rules.players) if rules.first_player == "random" else None
+        first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
         hand = HandRecord((dealer + number) % rules.players, tuple(deck), first)
         if number == 0:
             engine.deal(DealSetup(variant, options, hand.dealer, hand.deck, (), first))

@@ -12,12 +12,12 @@ from collections import Counter
 from collections.abc import Sequence
 
 from canasta_conformance.cards import Card, excess_cards
+from canasta_conformance.variant_rules import VariantRules
 
-from .rules import Rules
 from .state import HandState
 
 
-def upcard_is_covered(card: Card, rules: Rules) -> bool:
+def upcard_is_covered(card: Card, rules: VariantRules) -> bool:
     """upcard.cover-special: a wild card or a red three (or any three, in some variants) is covered."""
     if rules.is_wild(card):
         return "wild" in rules.upcard_cover
@@ -29,25 +29,25 @@ def upcard_is_covered(card: Card, rules: Rules) -> bool:
 
 
 def deal_hand(
-    rules: Rules, variant: str, options: dict, deck: Sequence[Card], dealer: int, scores: Sequence[int] = (),
+    rules: VariantRules, variant: str, options: dict, deck: Sequence[Card], dealer: int, scores: Sequence[int] = (),
     hand_number: int = 1, first_player: int | None = None,
 ) -> HandState:
     order = [(dealer + k) % rules.players for k in range(1, rules.players + 1)]  # setup.deal.method
-    if rules.first_player == "random":  # setup.first-player: the deal says who was drawn
+    if rules.deal_first_player == "random":  # setup.first-player: the deal says who was drawn
         if first_player is None or not 0 <= first_player < rules.players:
             raise ValueError("this variant chooses the first player at random: the deal names first_player")
     elif first_player not in (None, order[0]):
         raise ValueError(f"in this variant the dealer's left (seat {order[0]}) plays first, not seat {first_player}")
-    excess = excess_cards(Counter(deck), rules.packs, rules.jokers)
+    excess = excess_cards(Counter(deck), rules.deck_packs, rules.deck_jokers)
     if excess:
         card, seen, allowed = excess[0]
         raise ValueError(f"the deck holds {card.token} {seen} times, the variant's deck only {allowed}")
-    needed = rules.players * rules.hand_size + 1
+    needed = rules.players * rules.deal_hand_size + 1
     if len(deck) < needed:
         raise ValueError(f"the deal needs at least {needed} cards, the deck has {len(deck)}")
     stock = list(reversed(deck))  # top last, so pop() draws the top card
     hands: list[Counter[Card]] = [Counter() for _ in range(rules.players)]
-    for _ in range(rules.hand_size):
+    for _ in range(rules.deal_hand_size):
         for seat in order:
             hands[seat][stock.pop()] += 1
     pile: list[Card] = []

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 
 from canasta_conformance.cards import Card
 from canasta_conformance.model import HandEnd, Position, TurnFacts, meld_rank
+from canasta_conformance.variant_rules import VariantRules
 
-from .rules import Rules
 
 
 @dataclass
 class HandState:
-    rules: Rules
+    rules: VariantRules
     variant: str
     options: dict
     hands: list[Counter[Card]]
@@ -68,12 +68,12 @@ class HandState:
 
     # --- conversion -------------------------------------------------------------------------
     @classmethod
-    def from_position(cls, position: Position, rules: Rules) -> HandState:
+    def from_position(cls, position: Position, rules: VariantRules) -> HandState:
         melds: list[dict[str, list[Card]]] = []
         for side in position.melds:
             by_rank: dict[str, list[Card]] = {}
             for meld in side:
-                rank = meld_rank(meld, rules.wild_ranks)
+                rank = meld_rank(meld, rules.cards_wild_ranks)
                 if rank is None:
                     raise ValueError(f"meld {' '.join(c.token for c in meld)} has no single natural rank")
                 by_rank.setdefault(rank, []).extend(meld)

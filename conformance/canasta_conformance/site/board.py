@@ -14,41 +14,32 @@ from ..cards import Card, card
 from ..model import (
     Action, Answer, Decline, Discard, Draw, Meld, MeldGroup, NextHand, Position, TakePile, meld_rank,
 )
-from .cards import back_html, cards_html, is_freezing, pile_html
+from ..variant_rules import VariantRules
+from .cards import back_html, cards_html, pile_html
 
 #: stocks and decks longer than this are folded away behind a face-down card
 FOLD_AFTER = 16
 
 
 class Table:
-    """How to draw cards under one variant's parameters."""
+    """How to draw cards under one variant's rules."""
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
-        self.params = params
-        self.wild = frozenset(params.get("cards.wild_ranks", ("JK", "2")))
-        self.canasta_cards = int(params.get("canasta.min_cards", 7))
-        self.players = int(params.get("players", 4))
-        self.sides = int(params.get("sides", 2))
+    def __init__(self, rules: VariantRules) -> None:
+        self.rules = rules
+        self.wild = rules.cards_wild_ranks
+        self.players = rules.players
+        self.sides = rules.sides
 
     # ---- pieces
 
-    def freezes(self, c: Card) -> bool:
-        return is_freezing(
-            c, self.wild,
-            by_wild=bool(self.params.get("pile.frozen_by_wild", True)),
-            by_red_three=bool(self.params.get("pile.frozen_by_red_three", True)),
-            black_three_freezes=self.params.get("black_three.discard_effect") == "freeze",
-        )
-
     def pile(self, pile: Sequence[Card]) -> str:
-        return pile_html(pile, self.freezes)
+        return pile_html(pile, self.rules.freezes_pile)
 
     def meld(self, meld: Sequence[Card]) -> str:
         rank = meld_rank(meld, self.wild)
-        naturals = sum(1 for c in meld if c.rank not in self.wild)
         tag = ""
-        if len(meld) >= self.canasta_cards:
-            tag = f'<span class="cc-tag">{"natural" if naturals == len(meld) else "mixed"} canasta</span>'
+        if self.rules.is_canasta(meld):
+            tag = f'<span class="cc-tag">{"natural" if self.rules.is_natural_canasta(meld) else "mixed"} canasta</span>'
         label = f"Meld of {_rank_name(rank)}, {len(meld)} cards"
         return f'<span class="cc-meld">{cards_html(meld, fan=True, label=label)}{tag}</span>'
 
@@ -174,7 +165,7 @@ class Table:
     def action(self, action: Action, *, before: Position | None = None) -> str:
         """What the player does, with the cards drawn."""
         if isinstance(action, Draw):
-            count = int(self.params.get("draw.count", 1))
+            count = self.rules.draw_count
             return f"draws {'a card' if count == 1 else f'{count} cards'} from the stock"
         if isinstance(action, TakePile):
             top = ""

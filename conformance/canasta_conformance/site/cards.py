@@ -21,6 +21,7 @@ from html import escape
 from importlib import resources
 
 from ..cards import Card, CardError, card
+from ..spec import load_spec
 
 SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 #: VARIATION SELECTOR-15: ask for the text (not the emoji) presentation of the suit symbols
@@ -94,22 +95,19 @@ def empty_html(label: str) -> str:
     return f'<span class="cc-card cc-empty" role="img" aria-label="{escape(label)}"><span class="cc-n">0</span></span>'
 
 
-def is_freezing(c: Card, wild_ranks: Iterable[str] = ("JK", "2"), *, by_wild: bool = True,
-                by_red_three: bool = True, black_three_freezes: bool = False) -> bool:
-    """Whether ``c`` in the discard pile is laid crosswise because it freezes the pile."""
-    if by_wild and c.rank in tuple(wild_ranks):
-        return True
-    if by_red_three and c.is_red_three:
-        return True
-    return bool(black_three_freezes and c.is_black_three)
+def default_freezes(c: Card) -> bool:
+    """Whether ``c`` freezes the discard pile in the spec's default variant."""
+    spec = load_spec()
+    return spec.variant_rules(spec.default_variant).freezes_pile(c)
 
 
 def pile_html(items: Iterable[Card | str], freezes: Callable[[Card], bool] | None = None) -> str:
-    """A discard pile, bottom to top, with the cards that freeze it crosswise."""
+    """A discard pile, bottom to top, with the cards that freeze it (``freezes``: under the
+    variant's rules, by default the default variant's) crosswise."""
     pile = [_as_card(item) for item in items]
     if not pile:
         return empty_html("Empty discard pile")
-    freezes = freezes or is_freezing
+    freezes = freezes or default_freezes
     return cards_html(pile, fan=True, cross=freezes, why="it freezes the pile", extra_class="cc-pile",
                       label=f"Discard pile of {len(pile)} card{'s' if len(pile) != 1 else ''}, bottom to top")
 

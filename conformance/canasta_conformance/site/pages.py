@@ -264,10 +264,10 @@ class Writer:
         key = (scenario.variant, json.dumps(scenario.options, sort_keys=True, default=str))
         if key not in self.tables:
             try:
-                params = self.spec.variant_parameters(scenario.variant, scenario.options)
+                rules = self.spec.variant_rules(scenario.variant, scenario.options)
             except VariantError:
-                params = self.variant_values.get(self.default, {})
-            self.tables[key] = Table(params)
+                rules = self.spec.variant_rules(self.default)
+            self.tables[key] = Table(rules)
         return self.tables[key]
 
     def values_by_variant(self, name: str) -> list[tuple[str, list[str]]]:
