@@ -158,7 +158,10 @@ class Spec:
         key = (name, repr(sorted((options or {}).items())))
         found = self._typed.get(key)
         if found is None:
-            found = self._typed[key] = VariantRules.from_parameters(self.variant_parameters(name, options))
+            try:
+                found = self._typed[key] = VariantRules.from_parameters(self.variant_parameters(name, options))
+            except KeyError as error:  # a broken spec: a variant sets a parameter the catalogue lacks
+                raise VariantError(f"variant {name!r}: {error.args[0]}") from None
         return found
 
     def option_problems(self, options: Mapping[str, Any]) -> list[str]:
