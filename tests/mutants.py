@@ -149,3 +149,11 @@ CITATION_ONLY: dict[str, str] = {
         "refused (pile.take.top-card-first, or a meld rule), so only the citation differs"
     ),
 }
+
+def __getattr__(name: str) -> Callable[[], ReferenceEngine]:
+    """Each mutant's engine factory by name, dashes as underscores: ``tests.mutants:two_card_melds``
+    (for ``--engine``, ``--canasta-engine`` and ``canasta fuzz``)."""
+    for mutant in MUTANTS:
+        if mutant.name.replace("-", "_") == name:
+            return mutant.factory()
+    raise AttributeError(f"module {__name__!r} has no mutant {name!r}")

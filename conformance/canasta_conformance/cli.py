@@ -81,6 +81,29 @@ def build_parser() -> argparse.ArgumentParser:
     coverage.add_argument("--strict", action="store_true", help="also fail when a testable prohibition has no rejecting scenario, or none beside an accepted action")
     coverage.set_defaults(handler=_coverage)
 
+    fuzz = commands.add_parser(
+        "fuzz", help="differential fuzzing: random games on the reference engine mirrored in an engine; disagreements become scenarios",
+        description="Play random games on the reference engine and mirror every step in the engine under test, comparing "
+        "verdicts (also on near-miss illegal actions), positions, score sheets and legal-action lists. A disagreement is "
+        "shrunk into a minimal scenario file that expects what the reference does (docs/guides/fuzzing.md).",
+    )
+    fuzz_engine = fuzz.add_mutually_exclusive_group()
+    fuzz_engine.add_argument("--engine", default=None, metavar="MODULE:FACTORY", help=f"the engine under test, in Python (default: {DEFAULT_ENGINE})")
+    fuzz_engine.add_argument("--engine-cmd", default=None, metavar="COMMAND", help="the engine under test: a program speaking the JSON-lines protocol")
+    fuzz.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long an engine program may take to answer one request (default 10)")
+    fuzz.add_argument("--variant", default="classic", help="a variant of spec/variants (default classic)")
+    fuzz.add_argument("--options", default=None, metavar="JSON", help='parameter overrides as a JSON object, e.g. \'{"draw.count": 2}\'')
+    budget = fuzz.add_mutually_exclusive_group()
+    budget.add_argument("--games", type=int, default=None, metavar="N", help="play N games (default: 20 unless --minutes)")
+    budget.add_argument("--minutes", type=float, default=None, metavar="M", help="play until M minutes have passed")
+    fuzz.add_argument("--seed", type=int, default=0, help="the campaign's seed: game g of seed s is always the same game (default 0)")
+    fuzz.add_argument("--out", type=Path, default=None, metavar="DIR", help="write each shrunk scenario to DIR/<id>.yaml (default: print it)")
+    fuzz.add_argument("--max-findings", type=int, default=1, metavar="K", help="stop after K disagreements (default 1)")
+    fuzz.add_argument("--hands", type=int, default=2, metavar="H", help="hands per game (default 2)")
+    fuzz.add_argument("--no-shrink", action="store_true", help="report disagreements as found, without shrinking them into scenarios")
+    fuzz.add_argument("--quiet", action="store_true", help="no progress line")
+    fuzz.set_defaults(handler=_fuzz)
+
     play = commands.add_parser(
         "play", help="play a whole game between random legal players (reference engine), or replay a record",
         description="Play a whole game between random legal players on the reference engine and print a "
@@ -212,6 +235,12 @@ def _spec(args: argparse.Namespace, extra: list[str]) -> int:
         print(error, file=sys.stderr)
         return 1
     return 0
+
+
+def _fuzz(args: argparse.Namespace, extra: list[str]) -> int:
+    from .fuzz_cli import run_fuzz
+
+    return run_fuzz(args)
 
 
 def _play(args: argparse.Namespace, extra: list[str]) -> int:

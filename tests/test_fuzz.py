@@ -1,0 +1,105 @@
+"""Differential fuzzing: deliberately wrong engines are found, and each finding shrinks into a
+small valid scenario that fails on the wrong engine and passes on the reference."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from canasta_conformance.cli import main
+from canasta_conformance.fuzz import Fuzzer, FuzzSettings, Probe, oracle_factory, suit_class
+from canasta_conformance.fuzz_cli import shrink_and_write
+from canasta_conformance.model import Discard, Meld, MeldGroup
+from canasta_conformance.cards import cards
+from canasta_conformance.runner import run_scenario
+from canasta_conformance.scenario import load_scenario
+from canasta_conformance.spec import load_spec
+from mutants import MUTANTS
+
+SPEC = load_spec()
+BY_NAME = {m.name: m for m in MUTANTS}
+
+# (mutant, seed, kind of disagreement, cards in play at most): fixed seeds with which a few games
+# find the mutant; the kinds differ on purpose. Six-card canastas show in a score sheet after going
+# out, which needs a canasta of seven besides the meld of six, and one card in each hand.
+CASES = [
+    ("two-card-melds", 1, "verdict", 12),
+    ("wild-ratio-always", 1, "verdict", 12),
+    ("draw-two", 3, "position", 12),
+    ("six-card-canastas", 1, "score", 17),
+]
+
+
+@pytest.mark.parametrize(("name", "seed", "kind", "most"), CASES, ids=[c[0] for c in CASES])
+def test_fuzzing_finds_a_mutant_and_shrinks_it_into_a_small_scenario(name, seed, kind, most, tmp_path):
+    engine = BY_NAME[name].factory()()
+    fuzzer = Fuzzer(engine, FuzzSettings(seed=seed), spec=SPEC)
+    findings = fuzzer.run(range(5))
+    assert findings, f"{name} not found in 5 games of seed {seed}"
+    finding = findings[0]
+    assert finding.kind == kind
+    written = shrink_and_write(finding, fuzzer, SPEC, f"tests.mutants:{name}", tmp_path)
+    assert not written.problems
+    scenario = load_scenario(tmp_path / f"{written.id}.yaml", SPEC)  # what `canasta validate` checks
+    assert scenario.id == written.id and scenario.position is not None
+    assert len(scenario.position.all_cards()) <= most
+    assert run_scenario(scenario, oracle_factory()()).status == "passed"
+    assert run_scenario(scenario, BY_NAME[name].factory()()).status == "failed"
+    assert f"seed {seed}" in (scenario.notes or "") and "variant classic" in (scenario.notes or "")
+
+
+def test_the_reference_against_itself_agrees():
+    fuzzer = Fuzzer(oracle_factory()(), FuzzSettings(seed=7, hands_per_game=1), spec=SPEC)
+    assert fuzzer.run(range(1)) == []
+    assert fuzzer.stats.steps > 20 and fuzzer.stats.checks > fuzzer.stats.steps
+
+
+def test_games_are_reproducible_from_their_seed():
+    def first_finding() -> tuple[object, ...]:
+        fuzzer = Fuzzer(BY_NAME["wild-ratio-always"].factory()(), FuzzSettings(seed=1), spec=SPEC)
+        finding = fuzzer.run(range(3))[0]
+        return finding.game, finding.step, finding.probe, finding.prefix
+
+    assert first_finding() == first_finding()
+
+
+def test_legal_action_lists_compare_up_to_suits():
+    assert suit_class(Discard(cards("5H")[0])) == suit_class(Discard(cards("5S")[0]))
+    assert suit_class(Discard(cards("3H")[0])) != suit_class(Discard(cards("3S")[0]))  # red and black threes differ
+    assert suit_class(Meld((MeldGroup(cards("KH KS 2D")),))) == suit_class(Meld((MeldGroup(cards("KC KD 2S")),)))
+    assert suit_class(Meld((MeldGroup(cards("KH KS 2D")),))) != suit_class(Meld((MeldGroup(cards("KH KS JK")),)))
+
+
+def test_the_cli_writes_a_valid_scenario_and_exits_1(tmp_path, capsys):
+    code = main(["fuzz", "--engine", "tests.mutants:two_card_melds", "--games", "3", "--seed", "1", "--out", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 1
+    written = list(tmp_path.glob("fuzz-*.yaml"))
+    assert len(written) == 1, out
+    assert "confirmed (reference: passed; engine: failed)" in out
+    assert main(["validate", str(written[0])]) == 0
+
+
+def test_the_cli_finds_nothing_in_the_reference_and_exits_0(capsys):
+    assert main(["fuzz", "--games", "1", "--hands", "1", "--seed", "2", "--quiet"]) == 0
+    assert "0 findings" in capsys.readouterr().out
+
+
+def test_the_cli_fuzzes_an_engine_program(tmp_path, capsys, root: Path):
+    command = shlex.join([sys.executable, "-m", "canasta_conformance", "serve", "--engine", "tests.mutants:one_natural_is_enough"])
+    code = main(["fuzz", "--engine-cmd", command, "--games", "3", "--seed", "1", "--out", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "confirmed (reference: passed; engine: failed)" in out
+
+
+def test_an_unknown_variant_is_a_usage_error(capsys):
+    assert main(["fuzz", "--variant", "no-such-variant", "--games", "1"]) == 2
+    assert "no-such-variant" in capsys.readouterr().err
+
+
+def test_a_probe_names_its_check():
+    assert Probe("legal_actions").action is None
