@@ -103,3 +103,21 @@ def test_an_unknown_variant_is_a_usage_error(capsys):
 
 def test_a_probe_names_its_check():
     assert Probe("legal_actions").action is None
+
+
+def test_pytest_items_partition_the_games_and_report_findings(pytester, tmp_path):
+    out = tmp_path / "found"
+    result = pytester.runpytest_inprocess(
+        "--canasta-fuzz", "2", "--canasta-fuzz-seed", "1", "--canasta-engine", "tests.mutants:two_card_melds",
+        "--canasta-fuzz-out", str(out), "-p", "no:randomly", "-p", "no:xdist", "-v",
+    )
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*canasta-fuzz?seed1-game0? FAILED*", "*canasta-fuzz?seed1-game1? FAILED*", "*canasta fuzz: 2/2 games*2 findings*"])
+    written = sorted(out.glob("fuzz-*.yaml"))
+    assert len(written) == 2
+    assert main(["validate", *map(str, written)]) == 0
+
+
+def test_pytest_items_on_the_reference_pass(pytester):
+    result = pytester.runpytest_inprocess("--canasta-fuzz", "1", "--canasta-fuzz-seed", "5", "-p", "no:randomly", "-p", "no:xdist", "-q")
+    result.assert_outcomes(passed=1)

@@ -205,6 +205,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--canasta-matrix", metavar="FILE.md", default=None,
         help="write a Markdown conformance matrix: rule areas x results, and the failing rules of each area",
     )
+    group.addoption(
+        "--canasta-fuzz", metavar="N", type=int, default=0,
+        help="run N differential fuzz games against the engine under test, one test item each (without paths, only these)",
+    )
+    group.addoption("--canasta-fuzz-seed", metavar="S", type=int, default=0, help="the fuzz campaign's seed (default 0)")
+    group.addoption("--canasta-fuzz-variant", metavar="VARIANT", default="classic", help="the variant the fuzz games play (default classic)")
+    group.addoption("--canasta-fuzz-out", metavar="DIR", default=None, help="write each shrunk fuzz finding to DIR/<id>.yaml")
     parser.addini("canasta_engine", "the engine under test (MODULE:FACTORY)", default="")
     parser.addini("canasta_engine_cmd", "the engine under test: a program speaking the JSON-lines protocol", default="")
 
@@ -214,6 +221,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the process that reports: serial, or the xdist controller
         collector = config.stash[_COLLECTOR_KEY] = ResultCollector(config, state.report_header)
         config.pluginmanager.register(collector, "canasta-results")
+    if config.getoption("canasta_fuzz"):
+        from .fuzz_plugin import FuzzCampaign
+
+        config.pluginmanager.register(FuzzCampaign(config, state), "canasta-fuzz")
     for area in _areas():
         config.addinivalue_line("markers", f"canasta_{area}: Canasta scenarios of rule area {area!r}")
     config.addinivalue_line("markers", "canasta: every Canasta scenario")

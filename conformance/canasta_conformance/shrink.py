@@ -22,7 +22,7 @@ import yaml
 
 from .engine import DealSetup, Engine, OperationUnsupported
 from .fuzz import Difference, EngineRaised, Finding, Mirror, Probe, Start, check, suit_class
-from .model import Action, Outcome, Position, TurnFacts, format_action
+from .model import Action, Meld, Outcome, Position, TakePile, TurnFacts, format_action
 from .runner import Result, run_scenario
 from .scenario import MODELINE_MARK, Scenario, ScenarioError, load_scenario, position_problems
 from .spec import Spec
@@ -103,10 +103,24 @@ class Shrinker:
                 if later is not None:
                     start, prefix, found = finding.positions[index], prefix[index:], later
                     break
-        if isinstance(start, Position) and finding.probe.check != "start":
+        probe = finding.probe
+        if probe.action is not None and probe.check == "apply":
+            for action in _smaller_actions(probe.action):
+                self.tries += 1
+                difference = reproduce(self.mirror, start, prefix, Probe("apply", action))
+                if difference is not None and difference.signature == wanted:
+                    probe, found = Probe("apply", action), difference
+                    break
+
+        def same(start: Start, prefix: Sequence[Action]) -> Difference | None:  # noqa: F811 - now with the smaller probe
+            self.tries += 1
+            difference = reproduce(self.mirror, start, prefix, probe)
+            return difference if difference is not None and difference.signature == wanted else None
+
+        if isinstance(start, Position) and probe.check != "start":
             start, found = self._remove_cards(start, prefix, found, same)
             start, found = self._simplify(start, prefix, found, same)
-        return Reproduction(start, tuple(prefix), finding.probe, found, self.tries)
+        return Reproduction(start, tuple(prefix), probe, found, self.tries)
 
     def _valid(self, position: Position) -> bool:
         """A valid position that play could reach in shape: while the hand is on, nobody's hand
@@ -146,6 +160,19 @@ class Shrinker:
                 if difference is not None:
                     position, found = candidate, difference
         return position, found
+
+
+def _smaller_actions(action: Action) -> Iterator[Action]:
+    """The action with one group fewer (a meld), or without its further groups (a take): smallest first."""
+    if isinstance(action, Meld) and len(action.melds) > 1:
+        for group in action.melds:
+            yield Meld((group,))
+        for index in range(len(action.melds)):
+            yield Meld(_drop(action.melds, index, index + 1))
+    if isinstance(action, TakePile) and action.melds:
+        yield TakePile(action.cards)
+        for index in range(len(action.melds)):
+            yield TakePile(action.cards, _drop(action.melds, index, index + 1))
 
 
 def _latest_first(last: int) -> Iterator[int]:
@@ -283,7 +310,6 @@ def scenario_data(reproduction: Reproduction, finding: Finding, mirror: Mirror, 
         requires.append("deal")
     if requires:
         data["requires"] = requires
-    data["source"] = "differential fuzzing against the reference engine"
     cards = reproduction.cards_in_play
     data["notes"] = (
         f"Found by canasta fuzz (seed {finding.seed}, game {finding.game}, step {finding.step}, variant {finding.variant}"

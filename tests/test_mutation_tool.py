@@ -1,0 +1,47 @@
+"""The mutation-testing tool (tools/mutate.py) on a small fixed sample: its mutants are real
+changes of the reference engine that the corpus notices, and the engine is restored after each."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from canasta_conformance.data import scenarios_dir
+from canasta_conformance.runner import run_scenario
+from canasta_conformance.scenario import load_scenario
+from canasta_conformance.spec import load_spec
+from canasta_reference.engine import ReferenceEngine
+
+
+@pytest.fixture(scope="module")
+def mutate(root):
+    spec = importlib.util.spec_from_file_location("mutate_tool", root / "tools" / "mutate.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mutate_tool"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mutants_change_one_thing_and_never_messages(mutate):
+    mutants = mutate.list_mutants(("pile",))
+    assert len(mutants) > 30
+    assert all(m.original != m.mutated for m in mutants)
+    assert not any("Illegal(" in m.original or m.original.startswith("'") for m in mutants if m.operator != "drop-raise")
+    assert {"compare:0", "drop-raise", "boolop"} <= {m.operator for m in mutants}
+
+
+# a fixed sample: removing the blocked-pile check, flipping the wild-card test of the frozen pile
+SAMPLE = ("drop-raise", "check_top_not_blocked")
+
+
+def test_a_sample_of_mutants_is_killed_and_the_engine_restored(mutate):
+    mutants = [m for m in mutate.list_mutants(("pile",)) if m.function == SAMPLE[1] and m.operator == SAMPLE[0]]
+    assert mutants
+    mutate._init_worker()
+    results = [mutate.run_mutant(m) for m in mutants[:2]]
+    assert all(r["status"] == "killed" for r in results), results
+    spec = load_spec()
+    scenario = load_scenario(scenarios_dir() / "pile" / "pile-wild-top-blocks-take.yaml", spec)
+    assert run_scenario(scenario, ReferenceEngine(spec)).status == "passed"  # the live code is the original again
