@@ -353,6 +353,20 @@ def summary(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def serve_mutant(mutant: Mutant) -> int:
+    """The mutated reference engine behind the JSON-lines protocol (stdin/stdout)."""
+    from canasta_conformance.server import serve
+    from canasta_reference.engine import ReferenceEngine
+
+    live, new = mutated_code(mutant)
+    live.__code__ = new
+    protocol_out, sys.stdout = sys.stdout, sys.stderr
+    try:
+        return serve(ReferenceEngine(), sys.stdin, protocol_out)
+    finally:
+        sys.stdout = protocol_out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modules", default=",".join(RULE_MODULES), help="comma-separated rule modules of canasta_reference")
@@ -361,9 +375,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed")
     parser.add_argument("--only", default=None, help="comma-separated mutant ids to run")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument(
+        "--serve", metavar="ID", default=None,
+        help="serve the reference engine with mutant ID applied over the JSON-lines protocol (for "
+        "canasta fuzz --engine-cmd 'python tools/mutate.py --serve ID', which hunts a scenario that kills it)",
+    )
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "mutation" / "results.json", help="where to write the results")
     args = parser.parse_args(argv)
     mutants = list_mutants(tuple(m for m in args.modules.split(",") if m))
+    if args.serve:
+        return serve_mutant(next(m for m in mutants if m.id == args.serve))
     if args.only:
         wanted = set(args.only.split(","))
         mutants = [m for m in mutants if m.id in wanted]
