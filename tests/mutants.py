@@ -150,6 +150,7 @@ CITATION_ONLY: dict[str, str] = {
     ),
 }
 
+
 def __getattr__(name: str) -> Callable[[], ReferenceEngine]:
     """Each mutant's engine factory by name, dashes as underscores: ``tests.mutants:two_card_melds``
     (for ``--engine``, ``--canasta-engine`` and ``canasta fuzz``)."""

@@ -121,3 +121,14 @@ def test_pytest_items_partition_the_games_and_report_findings(pytester, tmp_path
 def test_pytest_items_on_the_reference_pass(pytester):
     result = pytester.runpytest_inprocess("--canasta-fuzz", "1", "--canasta-fuzz-seed", "5", "-p", "no:randomly", "-p", "no:xdist", "-q")
     result.assert_outcomes(passed=1)
+
+
+def test_a_citing_engine_is_held_to_the_rule_it_cites(tmp_path):
+    name = "wild-top-does-not-block"  # refuses the same takes as the reference, citing another rule
+    fuzzer = Fuzzer(BY_NAME[name].factory()(), FuzzSettings(seed=1), spec=SPEC)
+    assert "cites_rules" in fuzzer.mirror.capabilities.features
+    finding = fuzzer.run(range(5))[0]
+    assert finding.kind == "citation"
+    written = shrink_and_write(finding, fuzzer, SPEC, name, tmp_path)
+    assert written.confirmed and written.engine is not None and written.engine.status == "rule-differs"
+    assert "violates: pile.blocked.wild-top" in written.text

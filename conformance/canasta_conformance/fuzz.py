@@ -35,14 +35,14 @@ from typing import Any, Literal
 
 from .cards import Card, full_deck, sort_cards
 from .diff import full_position_diff, score_diff
-from .engine import DEFAULT_ENGINE, Capabilities, DealSetup, Engine, OperationUnsupported, resolve_factory
+from .engine import CITES_RULES, DEFAULT_ENGINE, Capabilities, DealSetup, Engine, OperationUnsupported, resolve_factory
 from .model import (
     Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet, TakePile,
     format_action,
 )
 from .spec import Spec, load_spec
 
-Kind = Literal["start", "verdict", "position", "score", "legal_actions", "error"]
+Kind = Literal["start", "verdict", "citation", "position", "score", "legal_actions", "error"]
 Start = Position | DealSetup
 
 #: cumulative scores a game may start from: each row of the usual initial-meld tables, a
@@ -160,17 +160,14 @@ def oracle_factory() -> Callable[[], Engine]:
 
 
 def citation_agrees(expected: str | None, actual: str | None, capabilities: Capabilities, spec: Spec) -> bool:
-    """Whether the rule the engine cites is acceptable beside the oracle's.
+    """Whether the rule an engine's rejection cites agrees with the oracle's.
 
     Citations are judged only for an engine that declares it cites this spec's rule IDs
-    (feature ``cites_rules``); otherwise any citation agrees (legality is what is compared). For an
-    engine that does cite, the spec's rule-agreement relation decides when one is available."""
-    if "cites_rules" not in capabilities.features or expected is None:
+    (``cites_rules``), as the runner judges them: the same rule, or a broader rule that the
+    oracle's narrows (the spec's ``narrows:`` relation)."""
+    if CITES_RULES not in capabilities.features or expected is None or actual == expected:
         return True
-    agreement = getattr(spec, "rule_agrees", None)
-    if callable(agreement):
-        return bool(agreement(expected, actual))
-    return actual == expected
+    return spec.citation_agrees(actual, (expected,))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -237,9 +234,7 @@ class Mirror:
         return expected, actual
 
     def verdicts_agree(self, expected: Outcome, actual: Outcome) -> bool:
-        if expected.status != actual.status:
-            return False
-        return expected.status != "rejected" or citation_agrees(expected.rule, actual.rule, self.capabilities, self.spec)
+        return expected.status == actual.status
 
     def score_differences(self) -> list[str]:
         expected: ScoreSheet = self.oracle.score()
@@ -292,6 +287,8 @@ class Mirror:
             expected, actual = self.verdicts(action)
             if not self.verdicts_agree(expected, actual):
                 return Difference("verdict", verdict_message(action, expected, actual), (), expected, actual)
+            if expected.status == "rejected" and not citation_agrees(expected.rule, actual.rule, self.capabilities, self.spec):
+                return Difference("citation", verdict_message(action, expected, actual), (), expected, actual)
             lines = self.position_differences()
             if lines:
                 what = f"after {format_action(action)} the positions differ" if expected.accepted else f"the rejected {format_action(action)} changed the position"

@@ -243,7 +243,7 @@ class WrittenScenario:
     def confirmed(self) -> bool:
         return (
             not self.problems and self.reference is not None and self.reference.status == "passed"
-            and self.engine is not None and self.engine.status in ("failed", "error")
+            and self.engine is not None and self.engine.status in ("failed", "error", "rule-differs")
         )
 
 
