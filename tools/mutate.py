@@ -6,8 +6,9 @@ a ``not`` dropped, a number moved by one, ``True``/``False`` swapped, ``+``/``-`
 ``raise`` or a call statement removed). The mutated function is compiled and its code object
 swapped into the live function, so every module that imported it sees the mutant; the corpus then
 runs in-process through the harness's runner and the mutant is *killed* when any scenario fails
-or errors (or a scenario takes longer than the time limit), or cites another rule than the scenario
-expects (``rule-differs``: the reference declares ``cites_rules``, and a strict run fails on it). Messages, rule IDs, docstrings and
+or errors (or a scenario takes longer than the time limit), cites another rule than the scenario
+expects (``rule-differs``: the reference declares ``cites_rules``, and a strict run fails on it),
+or is unsupported (the reference must run every scenario of the corpus). Messages, rule IDs, docstrings and
 assertions are never mutated.
 
     python tools/mutate.py                      # every mutant, 2 worker processes
@@ -283,7 +284,7 @@ class Corpus:
                 status = "error"
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-            if status in ("failed", "error", "timeout", "rule-differs"):
+            if status in ("failed", "error", "timeout", "rule-differs", "unsupported"):
                 self.order.insert(0, self.order.pop(position))
                 return f"{scenario.id} ({status})"
         return None
