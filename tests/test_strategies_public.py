@@ -19,7 +19,7 @@ FEW = settings(max_examples=5, deadline=None, suppress_health_check=list(HealthC
 @given(cs.positions(variant="classic-2p", max_steps=20))
 def test_reachable_positions_are_valid(position):
     params = SPEC.variant_parameters(position.variant, dict(position.options))
-    assert list(position_problems(position, params)) == []
+    assert list(position_problems(position, SPEC.variant_rules(position.variant, dict(position.options)))) == []
     assert len(position.all_cards()) == params["deck.packs"] * 52 + params["deck.jokers"]  # a dealt hand holds the whole deck
 
 

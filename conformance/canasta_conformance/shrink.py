@@ -127,8 +127,8 @@ class Shrinker:
         is empty (an empty hand has gone out)."""
         if position.phase != "over" and not all(position.hands):
             return False
-        params = self.spec.variant_parameters(position.variant, dict(position.options))
-        return not any(True for _ in position_problems(position, params))
+        rules = self.spec.variant_rules(position.variant, dict(position.options))
+        return not any(True for _ in position_problems(position, rules))
 
     def _remove_cards(self, position: Position, prefix: Sequence[Action], found: Difference, same: Any) -> tuple[Position, Difference]:
         changed = True
