@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy as copy_module
 import shutil
 from pathlib import Path
 
@@ -63,7 +64,7 @@ def test_the_spec_itself_has_no_problems():
 def test_a_duplicate_rule_id_is_reported_with_file_and_path(copy):
     path = copy / "rules" / "pile.yaml"
     data = yaml.safe_load(path.read_text())
-    data["rules"].append(dict(data["rules"][0]))
+    data["rules"].append(copy_module.deepcopy(data["rules"][0]))  # a deep copy: shared objects would be dumped as YAML aliases
     path.write_text("# yaml-language-server: $schema=../schema/rules.schema.json\n" + yaml.safe_dump(data, sort_keys=False))
     found = problems(copy)
     index = len(data["rules"]) - 1

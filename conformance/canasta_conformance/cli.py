@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .data import scenarios_dir, spec_dir
 from .engine import DEFAULT_ENGINE
+from .yamlio import Problem
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -132,7 +133,7 @@ def _engine_arguments(parser: argparse.ArgumentParser) -> None:
 def _pytest_args(args: argparse.Namespace, extra: list[str]) -> list[str]:
     target = str(args.scenarios) if args.scenarios else str(scenarios_dir())
     engine = ["--canasta-engine-cmd", args.engine_cmd] if args.engine_cmd else ["--canasta-engine", args.engine or DEFAULT_ENGINE]
-    return [target, *engine, "-p", "no:cacheprovider", "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning", *extra]
+    return [target, "--canasta-scenarios", target, *engine, "-p", "no:cacheprovider", "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning", *extra]
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
@@ -165,23 +166,36 @@ def _write_known_failures(args: argparse.Namespace, extra: list[str]) -> int:
     return 0 if code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) else code
 
 
+def _scenario_files(paths: Sequence[Path], problems: list[Problem]) -> list[Path]:
+    """The scenario files of the paths given (default: the installed corpus): every YAML file of
+    a folder, a file as named. A path that does not exist is a problem; the others are still read."""
+    from .scenario import scenario_files
+
+    files: list[Path] = []
+    for path in paths or [scenarios_dir()]:
+        if path.is_dir():
+            files.extend(scenario_files(path, problems))
+        elif path.exists():
+            files.append(path)
+        else:
+            problems.append(Problem(str(path), 0, None, "no such file or folder"))
+    return files
+
+
 def _validate(args: argparse.Namespace, extra: list[str]) -> int:
-    from .scenario import load_scenarios, scenario_files
+    from .scenario import load_scenarios
     from .spec import read_spec
 
     spec = read_spec(spec_dir())
     problems = list(spec.problems)
-    files: list[Path] = []
-    for path in args.paths or [scenarios_dir()]:
-        if path.is_dir():
-            files.extend(scenario_files(path))
-        elif path.exists():
-            files.append(path)
-        else:
-            problems_line = f"{path}: no such file or folder"
-            print(problems_line)
-            return 2
-    scenarios, scenario_problems = load_scenarios(files, spec)
+    path_problems: list[Problem] = []
+    files = _scenario_files(args.paths, path_problems)
+    if spec.problems:  # scenarios are checked against the spec: a broken one would only add noise
+        scenarios, scenario_problems = [], []
+        print(f"canasta validate: the {len(files)} scenario files are not checked until the spec has no problems", file=sys.stderr)
+    else:
+        scenarios, scenario_problems = load_scenarios(files, spec)
+    problems.extend(path_problems)
     problems.extend(scenario_problems)
     for problem in problems:
         print(problem)
@@ -193,17 +207,26 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
         f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in all",
         file=sys.stderr,
     )
+    if any(not path.exists() for path in args.paths):
+        return 2
     return 1 if problems else 0
 
 
 def _coverage(args: argparse.Namespace, extra: list[str]) -> int:
     from .coverage import compute_coverage, format_coverage
-    from .scenario import load_scenarios, scenario_files
-    from .spec import load_spec
+    from .scenario import load_scenarios
+    from .spec import read_spec
 
-    spec = load_spec()
-    files = [f for path in (args.paths or [scenarios_dir()]) for f in (scenario_files(path) if path.is_dir() else [path])]
-    scenarios, problems = load_scenarios(files, spec)
+    spec = read_spec(spec_dir())
+    problems: list[Problem] = list(spec.problems)
+    if spec.problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print("canasta coverage: the spec has problems (run 'canasta validate')", file=sys.stderr)
+        return 1
+    files = _scenario_files(args.paths, problems)
+    scenarios, scenario_problems = load_scenarios(files, spec)
+    problems.extend(scenario_problems)
     for problem in problems:
         print(problem, file=sys.stderr)
     result = compute_coverage(spec, scenarios)

@@ -1,7 +1,7 @@
 """The pytest plugin: scenario files become test items run against an engine.
 
-A YAML file is a scenario when its first line is the modeline naming ``scenario.schema.json``;
-every other YAML file is left alone. ``pytest --canasta`` adds the installed scenario corpus.
+A YAML file is a scenario when it is in a folder named ``scenarios`` (or below one), named on the
+command line, or under a folder given with ``--canasta-scenarios``; every other YAML file is left alone. ``pytest --canasta`` adds the installed scenario corpus.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .messages import failure_lines
 from .protocol import PROTOCOL_VERSION
 from .report import TIERS, citation_counts, counts_by_area, counts_by_tier, shown_statuses
 from .runner import Judging, Result
-from .scenario import Scenario, ScenarioError, is_scenario_file, load_scenario
+from .scenario import SCENARIO_SUFFIXES, Scenario, ScenarioError, is_scenario_file, load_scenario
 from .spec import Spec, SpecError, load_spec
 from .tiers import Tier, scenario_tier
 from .subprocess_engine import DEFAULT_TIMEOUT, SubprocessEngine
@@ -55,14 +55,28 @@ class CanastaState:
                 self.known_failures = load_known_failures(Path(self.known_failures_file))
             except KnownFailuresError as error:
                 raise pytest.UsageError(f"--canasta-known-failures: the file does not load:\n{error}") from None
+        self.scenario_roots = _named_scenario_roots(config)
         self._spec: Spec | None = None
+        self._spec_error: SpecError | None = None
         self._session: EngineSession | None = None
         self._header_capabilities: Capabilities | None = None
 
+    def is_named_scenario(self, path: Path) -> bool:
+        """A YAML file named on the command line, or under a folder given as ``--canasta-scenarios``."""
+        if path.suffix not in SCENARIO_SUFFIXES:
+            return False
+        return any(path == root or root in path.parents for root in self.scenario_roots)
+
     @property
     def spec(self) -> Spec:
+        if self._spec_error is not None:
+            raise self._spec_error  # read once: a broken spec is not read again for every scenario file
         if self._spec is None:
-            self._spec = load_spec()
+            try:
+                self._spec = load_spec()
+            except SpecError as error:
+                self._spec_error = error
+                raise
         return self._spec
 
     @property
@@ -160,9 +174,24 @@ def _shown_path(path: Path, start: Path) -> str:
         return str(absolute)
 
 
+def _named_scenario_roots(config: pytest.Config) -> list[Path]:
+    here = config.invocation_params.dir
+    roots = [scenarios_dir().resolve(), *((here / p).resolve() for p in config.getoption("canasta_scenarios") or ())]
+    for arg in config.args:
+        path = (here / arg.split("::")[0]).resolve()
+        if path.suffix in SCENARIO_SUFFIXES and path.is_file():
+            roots.append(path)
+    return roots
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("canasta", "Canasta conformance suite")
     group.addoption("--canasta", action="store_true", help="run the Canasta scenario corpus (installed with the package)")
+    group.addoption(
+        "--canasta-scenarios", metavar="PATH", action="append", default=[],
+        help="every YAML file under PATH is a scenario (repeatable; by default a scenario is a YAML file in a "
+        "folder named 'scenarios', or a YAML file named on the command line)",
+    )
     group.addoption(
         "--canasta-engine", metavar="MODULE:FACTORY", default=None,
         help=f"the engine under test: a zero-argument factory (default: {DEFAULT_ENGINE}, the reference engine)",
@@ -297,8 +326,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if is_scenario_file(file_path):
+    state: CanastaState = parent.config.stash[_SESSION_KEY]
+    if is_scenario_file(file_path, parent.config.rootpath) or state.is_named_scenario(file_path):
         return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A symlinked folder that leads back to one of its own parents (a loop) is walked once, not again."""
+    if collection_path.is_symlink() and collection_path.is_dir():
+        target = collection_path.resolve()
+        if target == collection_path.parent.resolve() or target in collection_path.parent.resolve().parents:
+            return True
     return None
 
 

@@ -7,6 +7,7 @@ A scenario file holds one scenario (``scenarios/<area>/<id>.yaml``). ``load_scen
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -15,12 +16,14 @@ from typing import Any
 
 from .cards import Card, excess_cards
 from .model import WILD_MELD, Action, FormatError, Position, action_from_json, meld_rank, parse_cards
-from .schemas import schema_errors
+from .schemas import SchemaFileError, schema_errors
 from .spec import Spec, VariantError
 from .variant_rules import VariantRules
-from .yamlio import Problem, YamlDocument, YamlError, parse_path, read_yaml
+from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, parse_path, read_yaml
 
-MODELINE_MARK = "scenario.schema.json"
+#: the folder name that makes the YAML files in it (and below it) scenario files
+SCENARIOS_FOLDER = "scenarios"
+SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 class ScenarioError(ValueError):
@@ -87,28 +90,52 @@ class Scenario:
         return tuple(dict.fromkeys(rule.split(".")[0] for rule in self.rules))
 
 
-def is_scenario_file(path: Path) -> bool:
-    """A YAML file is a scenario when its first line is the modeline naming the scenario schema."""
-    if path.suffix not in (".yaml", ".yml"):
+def is_scenario_file(path: Path, root: Path | None = None) -> bool:
+    """A scenario file is a YAML file (``.yaml`` or ``.yml``) in a folder named ``scenarios``
+    or below one (below ``root`` when given). Its content is not looked at: a file that looks like
+    a scenario by where it is, but cannot be read, is reported rather than skipped."""
+    if path.suffix not in SCENARIO_SUFFIXES:
         return False
-    try:
-        with path.open(encoding="utf-8") as handle:
-            first = handle.readline()
-    except (OSError, UnicodeDecodeError):
-        return False
-    return first.startswith("# yaml-language-server:") and MODELINE_MARK in first
+    folder = path.parent
+    if root is not None:
+        try:
+            folder = folder.relative_to(root)
+        except ValueError:
+            pass
+    return SCENARIOS_FOLDER in folder.parts
 
 
-def scenario_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*.yaml") if is_scenario_file(p))
+def scenario_files(root: Path, problems: list[Problem] | None = None) -> list[Path]:
+    """Every YAML file under ``root`` (a folder given as a scenario folder), sorted. Symlinked
+    folders are followed once: a link back to a folder already walked (a loop) is not walked again.
+    Folders that cannot be listed are added to ``problems`` when given."""
+    found: list[Path] = []
+    walked: set[str] = set()
+
+    def unreadable(error: OSError) -> None:
+        if problems is not None:
+            problems.append(Problem(str(error.filename or root), 0, None, f"cannot list the folder: {error.strerror or error}"))
+
+    for folder, subfolders, names in os.walk(root, onerror=unreadable, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in walked:
+            subfolders[:] = []
+            continue
+        walked.add(real)
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
+        found.extend(Path(folder, name) for name in names if Path(name).suffix in SCENARIO_SUFFIXES)
+    return sorted(found)
 
 
 def load_scenario(path: Path, spec: Spec) -> Scenario:
     try:
         document = read_yaml(path)
     except YamlError as error:
+        raise ScenarioError(error.problems) from None
+    try:
+        problems = [document.problem(p, m) for p, m in schema_errors("scenario", document.data)]
+    except SchemaFileError as error:
         raise ScenarioError([error.problem]) from None
-    problems = [document.problem(p, m) for p, m in schema_errors("scenario", document.data)]
     if problems:
         raise ScenarioError(problems)
     scenario, problems = _build(document, spec)
@@ -127,6 +154,9 @@ def load_scenarios(paths: Iterable[Path], spec: Spec) -> tuple[list[Scenario], l
             scenario = load_scenario(path, spec)
         except ScenarioError as error:
             problems.extend(error.problems)
+            continue
+        except Exception as error:  # noqa: BLE001 - e.g. a spec with problems: this file only, the others go on
+            problems.append(Problem(display_path(path), 0, None, f"cannot be checked: {type(error).__name__}: {excerpt(str(error), 200)}"))
             continue
         if scenario.id in seen:
             document = read_yaml(path)

@@ -5,19 +5,45 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from .cards import TOKENS
 from .data import schema_dir
-from .yamlio import PathPart
+from .yamlio import EXCERPT_CHARS, PathPart, Problem, YamlError, decode_text, display_path, excerpt
+
+
+class SchemaFileError(ValueError):
+    """A schema file of ``spec/schema`` that cannot be read: one :class:`Problem`, never a traceback."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
 
 
 @cache
 def schema(name: str) -> dict[str, Any]:
     """Load ``spec/schema/<name>.schema.json``."""
-    return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+    return _read_json(schema_dir() / f"{name}.schema.json")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    shown = display_path(path)
+    try:
+        document = json.loads(decode_text(path.read_bytes(), shown))
+    except OSError as error:
+        raise SchemaFileError(Problem(shown, 0, None, f"cannot read the schema: {error.strerror or error}")) from None
+    except YamlError as error:
+        raise SchemaFileError(error.problem) from None
+    except json.JSONDecodeError as error:
+        raise SchemaFileError(Problem(shown, error.lineno, None, f"not JSON: {error.msg} at column {error.colno}")) from None
+    except RecursionError:
+        raise SchemaFileError(Problem(shown, 0, None, "not JSON: nested too deeply")) from None
+    if not isinstance(document, dict):
+        raise SchemaFileError(Problem(shown, 1, None, f"a JSON Schema is an object, not {type(document).__name__}"))
+    return document
 
 
 @cache
@@ -26,8 +52,7 @@ def _registry() -> Any:
 
     resources = []
     for path in sorted(schema_dir().glob("*.schema.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        resources.append((path.name, Resource.from_contents(document)))
+        resources.append((path.name, Resource.from_contents(_read_json(path))))
     return Registry().with_resources(resources)
 
 
@@ -73,7 +98,15 @@ def _inlined(node: Any, base: str, depth: int = 0) -> Any:
 
 def schema_errors(name: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
     """Every schema violation of ``data``: (path inside the document, message)."""
-    for error in sorted(validator(name).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+    try:
+        checker = validator(name)
+        errors = sorted(checker.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    except SchemaFileError:
+        raise
+    except (KeyError, TypeError, ValueError, LookupError, jsonschema.SchemaError) as error:
+        shown = display_path(schema_dir() / f"{name}.schema.json")
+        raise SchemaFileError(Problem(shown, 0, None, f"the schema does not work: {type(error).__name__}: {error}")) from None
+    for error in errors:
         yield list(error.absolute_path), _message(error)
 
 
@@ -85,6 +118,13 @@ def definition_errors(name: str, definition: str, data: Any) -> Iterator[tuple[l
 
 
 def _message(error: jsonschema.ValidationError) -> str:
+    """The message of a schema error, quoting at most an excerpt of the value at fault."""
+    message = _full_message(error)
+    quoted = repr(error.instance)
+    return message.replace(quoted, excerpt(error.instance)) if len(quoted) > EXCERPT_CHARS else message
+
+
+def _full_message(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key")
     if (error.validator == "pattern" and error.validator_value == CARD_PATTERN) or (

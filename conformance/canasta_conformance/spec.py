@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 
 from .data import spec_dir
-from .schemas import schema_errors
+from .schemas import SchemaFileError, schema_errors
 from .variant_rules import VariantRules
 from .yamlio import PathPart, Problem, YamlDocument, YamlError, read_yaml
 
@@ -230,11 +230,14 @@ def _documents(paths: Iterable[Path], problems: list[Problem]) -> Iterable[YamlD
         try:
             yield read_yaml(path)
         except YamlError as error:
-            problems.append(error.problem)
+            problems.extend(error.problems)
 
 
 def _checked(document: YamlDocument, schema_name: str, problems: list[Problem]) -> bool:
-    errors = [document.problem(path, message) for path, message in schema_errors(schema_name, document.data)]
+    try:
+        errors = [document.problem(path, message) for path, message in schema_errors(schema_name, document.data)]
+    except SchemaFileError as error:
+        errors = [error.problem]
     problems.extend(errors)
     return not errors
 
@@ -269,6 +272,7 @@ def read_spec(root: Path) -> Spec:
     _cross_check_rules(spec, rule_docs)
     if spec.default_variant not in spec.variants:
         problems.append(Problem("spec.yaml", 0, "default_variant", f"unknown variant {spec.default_variant!r}"))
+    problems[:] = dict.fromkeys(problems)  # one broken schema file is met by every document checked against it
     return spec
 
 
@@ -357,6 +361,22 @@ def _read_variants(spec: Spec, paths: list[Path]) -> None:
     for variant in spec.variants.values():
         if variant.base is not None and variant.base not in spec.variants:
             spec.problems.append(Problem(f"variants/{variant.id}.yaml", 0, "base", f"unknown base variant {variant.base!r}"))
+        elif (cycle := _base_cycle(spec, variant.id)) is not None:
+            spec.problems.append(Problem(f"variants/{variant.id}.yaml", 0, "base", f"a cycle of bases: {' -> '.join(cycle)}"))
+
+
+def _base_cycle(spec: Spec, start: str) -> list[str] | None:
+    """The chain of bases from ``start`` back to ``start``, if it comes back (None otherwise)."""
+    chain = [start]
+    current = spec.variants[start].base
+    while current is not None and current in spec.variants:
+        chain.append(current)
+        if current == start:
+            return chain
+        if chain.count(current) > 1:  # a cycle that does not pass through start: reported at its own variants
+            return None
+        current = spec.variants[current].base
+    return None
 
 
 def _read_conflicts(spec: Spec, path: Path) -> None:
