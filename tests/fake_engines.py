@@ -56,3 +56,10 @@ class Raising(_Base):
 
     def apply(self, action: Action) -> Outcome:
         raise RuntimeError("boom")
+
+
+class SupportsNothing(AcceptEverything):
+    """Declares no variant: every scenario is unsupported, so a run executes none."""
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities("SupportsNothing", "0", (), (), (), load_spec().version)

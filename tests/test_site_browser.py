@@ -15,6 +15,7 @@ import http.server
 import os
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -170,12 +171,23 @@ def test_a_scenario_page_draws_the_table(page, served):
 def test_search_finds_a_rule_by_its_id(page, served):
     open_page(page, served, "")
     query = page.locator("input.md-search__input")
-    query.click()
-    query.press_sequentially(RULE, delay=10)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 
     result = page.locator(f'.md-search-result a[href*="#{RULE}"]').first
-    result.wait_for(state="visible", timeout=TIMEOUT_MS)
+    # The search index loads in a web worker: a query typed before it is ready finds nothing. Wait on
+    # the condition (a result shows), typing the query again until it does, within the overall timeout.
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while True:
+        query.click()
+        query.fill("")
+        query.press_sequentially(RULE, delay=10)
+        try:
+            result.wait_for(state="visible", timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
     expect(page.locator(".md-search-result__item").first).to_contain_text(RULE, timeout=TIMEOUT_MS)  # best match first
     screenshot(page, "search.png", full_page=False)
     result.click()

@@ -3,28 +3,66 @@
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 from pathlib import Path
 
 from .data import scenarios_dir, spec_dir
 from .engine import DEFAULT_ENGINE
-from .yamlio import Problem
+from .yamlio import Problem, excerpt
+
+
+#: the exit status when stdout was closed early (as a program killed by SIGPIPE, e.g. ``| head``)
+CLOSED_PIPE = 141
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors are one line on stderr and exit status 2 (no usage block, no traceback)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
-    if extra and args.command not in ("run", "known-failures"):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return int(args.handler(args, extra) or 0)
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        if extra and args.command not in ("run", "known-failures"):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return int(args.handler(args, extra) or 0)
+    except BrokenPipeError:
+        _quiet_stdout()
+        return CLOSED_PIPE
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device: a reader that went away (``| head``) must not turn the
+    interpreter's final flush into an error message."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+_positive_int.__name__ = "positive integer"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="canasta",
         description="The executable rulebook of Canasta: run the conformance suite against an engine, "
         "validate the spec and scenarios, browse the rules.",
@@ -115,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", type=Path, metavar="FILE", help="write the game record as JSON to FILE ('-' for stdout)")
     play.add_argument("--replay", type=Path, metavar="FILE", help="replay a JSON game record instead of playing")
     play.add_argument("--engine", default=DEFAULT_ENGINE, metavar="MODULE:FACTORY", help="the engine that replays a record (default: the reference engine)")
-    play.add_argument("--max-hands", type=int, default=200, help="stop after this many hands (default 200)")
+    play.add_argument("--max-hands", type=_positive_int, default=200, help="stop after this many hands (default 200)")
     play.set_defaults(handler=_play)
     return parser
 
@@ -151,11 +189,28 @@ def _serve(args: argparse.Namespace, extra: list[str]) -> int:
     except EngineLoadError as error:
         print(f"canasta serve: {error}", file=sys.stderr)
         return 2
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 make a line that is not JSON, not a crash
     protocol_out, sys.stdout = sys.stdout, sys.stderr  # a stray print() of the engine must not break the protocol
     try:
-        return serve(engine, sys.stdin, protocol_out)
+        code = serve(engine, sys.stdin, protocol_out)
+        try:
+            protocol_out.flush()
+        except BrokenPipeError:
+            pass
+        return code
     finally:
         sys.stdout = protocol_out
+        if protocol_out.closed or _pipe_closed(protocol_out):
+            _quiet_stdout()
+
+
+def _pipe_closed(stream: Any) -> bool:
+    try:
+        stream.flush()
+        return False
+    except (BrokenPipeError, ValueError):
+        return True
 
 
 def _write_known_failures(args: argparse.Namespace, extra: list[str]) -> int:
@@ -269,19 +324,32 @@ def _fuzz(args: argparse.Namespace, extra: list[str]) -> int:
 def _play(args: argparse.Namespace, extra: list[str]) -> int:
     import json
 
-    from .engine import resolve_factory
+    from .engine import EngineLoadError, resolve_factory
     from .records import GameRecord, ReplayError, replay
+    from .spec import SpecError, load_spec
 
     if args.replay:
         try:
-            record = GameRecord.from_json(json.loads(args.replay.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError) as error:
-            print(f"{args.replay}: cannot read the game record: {error}", file=sys.stderr)
-            return 2
+            data = json.loads(args.replay.read_text(encoding="utf-8"))
+        except OSError as error:
+            return _usage(f"{args.replay}: cannot read the game record: {error.strerror or error}")
+        except (ValueError, RecursionError) as error:
+            return _usage(f"{args.replay}: the game record is not JSON: {excerpt(str(error), 200)}")
         try:
-            actions = replay(record, resolve_factory(args.engine)())
+            record = GameRecord.from_json(data)
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
+            return _usage(f"{args.replay}: not a game record: {_reason(error)}")
+        try:
+            factory = resolve_factory(args.engine)
+        except EngineLoadError as error:
+            return _usage(f"canasta play: --engine: {error}")
+        try:
+            actions = replay(record, factory())
         except ReplayError as error:
             print(f"{args.replay}: replay differs: {error}", file=sys.stderr)
+            return 1
+        except Exception as error:  # noqa: BLE001 - the engine refused the record (e.g. an impossible deck)
+            print(f"{args.replay}: the engine cannot replay the record: {_reason(error)}", file=sys.stderr)
             return 1
         sheet = record.final_sheet
         scores = ", ".join(f"side {i} {s.cumulative}" for i, s in enumerate(sheet.sides)) if sheet else "-"
@@ -289,17 +357,43 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
         return 0
     from canasta_reference.selfplay import format_game, play_game  # the reference engine, by name
 
-    record = play_game(args.seed, args.variant, max_hands=args.max_hands)
+    try:
+        variants = load_spec().variants
+    except SpecError as error:
+        print(error, file=sys.stderr)
+        return 1
+    if args.variant not in variants:
+        return _usage(f"canasta play: --variant: unknown variant {args.variant!r} (known: {', '.join(sorted(variants))})")
+    if args.json and str(args.json) != "-" and not args.json.parent.is_dir():
+        return _usage(f"canasta play: --json: the folder {str(args.json.parent)!r} does not exist")
+    try:
+        record = play_game(args.seed, args.variant, max_hands=args.max_hands)
+    except Exception as error:  # noqa: BLE001 - e.g. a variant the reference engine does not implement
+        print(f"canasta play: the reference engine cannot play {args.variant}: {_reason(error)}", file=sys.stderr)
+        return 1
     if args.json:
         text = json.dumps(record.to_json(), indent=1)
         if str(args.json) == "-":
             print(text)
             return 0
-        args.json.write_text(text + "\n", encoding="utf-8")
+        try:
+            args.json.write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            return _usage(f"canasta play: --json: cannot write {args.json}: {error.strerror or error}")
     print(format_game(record))
     if args.json:
         print(f"record written to {args.json}")
     return 0
+
+
+def _usage(message: str) -> int:
+    print(message, file=sys.stderr)
+    return 2
+
+
+def _reason(error: BaseException) -> str:
+    text = f"missing {error.args[0]!r}" if isinstance(error, KeyError) and error.args else str(error)
+    return excerpt(text, 300) if len(text) > 300 else (text or type(error).__name__)
 
 
 if __name__ == "__main__":

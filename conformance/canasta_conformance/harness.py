@@ -4,6 +4,7 @@ error of each scenario (tried once: an engine that never started is not retried)
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from .engine import Capabilities, Engine, EngineFactory, EngineLoadError, resolve_factory
@@ -11,14 +12,26 @@ from .runner import Judging, Result, describe_error, run_scenario
 from .scenario import Scenario
 
 
+#: after this many scenarios in a row lose the engine program (a timeout, a crash, garbage on
+#: stdout), the remaining scenarios are reported as errors without starting it again
+MAX_CONSECUTIVE_FAULTS = 5
+
+
 @dataclass
 class EngineSession:
     factory: EngineFactory
     label: str
     judging: Judging = field(default_factory=Judging)
+    max_consecutive_faults: int = MAX_CONSECUTIVE_FAULTS
     _engine: Engine | None = field(default=None, repr=False)
     _capabilities: Capabilities | None = field(default=None, repr=False)
     _start_failure: tuple[str, tuple[str, ...]] | None = field(default=None, repr=False)
+    _start_error: Exception | None = field(default=None, repr=False)
+    _faults_in_a_row: list[str] = field(default_factory=list, repr=False)
+    #: set when the circuit breaker opened: why no more scenario is run
+    broken: str | None = None
+    #: time.monotonic() after which no scenario is started (the run's time budget), or None
+    deadline: float | None = None
 
     @classmethod
     def from_spec(cls, spec: str, judging: Judging | None = None) -> EngineSession:
@@ -26,8 +39,17 @@ class EngineSession:
 
     @property
     def engine(self) -> Engine:
+        if self._start_error is not None and self._capabilities is None:
+            raise self._start_error  # it never started: the one attempt (and its handshake) is not repeated
         if self._engine is None:
-            self._engine = self.factory()
+            try:
+                self._engine = self.factory()
+            except EngineLoadError:
+                raise
+            except Exception as error:
+                if self._capabilities is None:
+                    self._start_error = error
+                raise
         return self._engine
 
     @property
@@ -41,13 +63,33 @@ class EngineSession:
         return self._engine is not None
 
     def run(self, scenario: Scenario) -> Result:
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.broken = "the run's time budget (--canasta-run-timeout) is spent"
+        if self.broken is not None:
+            return Result(scenario.id, "error", f"not run: {self.broken}", rules=scenario.rules)
         failure = self._start_failure or self._start()
         if failure is not None:
             return Result(scenario.id, "error", failure[0], details=failure[1], rules=scenario.rules)
-        result = run_scenario(scenario, self.engine, self.capabilities, self.judging)
+        engine = self.engine
+        result = run_scenario(scenario, engine, self.capabilities, self.judging)
         if result.status == "error":
+            self._count_fault(scenario, engine, result)
             self.restart()
+        elif result.status != "unsupported":
+            self._faults_in_a_row.clear()
         return result
+
+    def _count_fault(self, scenario: Scenario, engine: Engine, result: Result) -> None:
+        """The circuit breaker: N scenarios in a row that lost the engine program stop the run."""
+        if not getattr(engine, "lost", False):
+            self._faults_in_a_row.clear()
+            return
+        self._faults_in_a_row.append(scenario.id)
+        if len(self._faults_in_a_row) >= self.max_consecutive_faults > 0:
+            self.broken = (
+                f"the engine program was lost (timeout, crash or garbage) in {len(self._faults_in_a_row)} scenarios "
+                f"in a row ({', '.join(self._faults_in_a_row)}; last: {result.message})"
+            )
 
     def _start(self) -> tuple[str, tuple[str, ...]] | None:
         """Start the engine unless it runs; (message, details) if it does not start."""

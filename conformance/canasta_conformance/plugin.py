@@ -11,6 +11,7 @@ import os
 import shlex
 import shutil
 import sys
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from . import __version__
 from .collector import KNOWN_FAILURE_PROPERTY, STATUS_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
 from .data import scenarios_dir, spec_dir
 from .engine import DEFAULT_ENGINE, Capabilities, EngineLoadError, resolve_factory
-from .harness import EngineSession
+from .harness import MAX_CONSECUTIVE_FAULTS, EngineSession
 from .known_failures import KnownFailuresError, load_known_failures
 from .messages import failure_lines
 from .protocol import PROTOCOL_VERSION
@@ -45,6 +46,9 @@ class CanastaState:
         if self.engine_cmd and config.getoption("canasta_engine"):
             raise pytest.UsageError("give the engine under test as --canasta-engine (Python) or --canasta-engine-cmd (a program), not both")
         self.timeout: float = config.getoption("canasta_timeout")
+        self.run_timeout: float | None = config.getoption("canasta_run_timeout")
+        self.deadline = None if self.run_timeout is None else time.monotonic() + self.run_timeout
+        self.max_engine_faults: int = config.getoption("canasta_max_engine_faults")
         self.check_protocol: bool = config.getoption("canasta_check_protocol")
         self.strict_rules: bool = config.getoption("canasta_strict_rules")
         self.tier: str | None = config.getoption("canasta_tier")
@@ -97,10 +101,15 @@ class CanastaState:
     def session(self) -> EngineSession:
         if self._session is None:
             if self.engine_cmd:
-                factory = partial(SubprocessEngine, self.engine_cmd, timeout=self.timeout, check_protocol=self.check_protocol)
+                factory = partial(
+                    SubprocessEngine, self.engine_cmd, timeout=self.timeout, check_protocol=self.check_protocol,
+                    deadline=self.deadline,
+                )
                 self._session = EngineSession(factory, self.engine_cmd, self.judging)  # type: ignore[arg-type]
             else:
                 self._session = EngineSession.from_spec(self.engine_spec, self.judging)
+            self._session.max_consecutive_faults = self.max_engine_faults
+            self._session.deadline = self.deadline
         return self._session
 
     def known_capabilities(self) -> Capabilities | None:
@@ -184,6 +193,20 @@ def _named_scenario_roots(config: pytest.Config) -> list[Path]:
     return roots
 
 
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise ValueError(text)
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("canasta", "Canasta conformance suite")
     group.addoption("--canasta", action="store_true", help="run the Canasta scenario corpus (installed with the package)")
@@ -204,6 +227,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--canasta-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT,
         help=f"how long an engine program may take to answer one request (default: {DEFAULT_TIMEOUT:g})",
+    )
+    group.addoption(
+        "--canasta-run-timeout", metavar="SECONDS", type=_seconds, default=None,
+        help="a time budget for the whole run: once spent, the engine program is stopped and every scenario "
+        "not yet run is reported as an error (default: none)",
+    )
+    group.addoption(
+        "--canasta-max-engine-faults", metavar="N", type=_count, default=MAX_CONSECUTIVE_FAULTS,
+        help="after N scenarios in a row lose the engine program (a timeout, a crash, garbage), report the "
+        f"remaining scenarios as errors at once (default {MAX_CONSECUTIVE_FAULTS}; 0: never)",
+    )
+    group.addoption(
+        "--canasta-allow-no-run", action="store_true",
+        help="do not fail a run in which no scenario was executed (e.g. an engine that supports none of them)",
     )
     group.addoption(
         "--canasta-check-protocol", action="store_true",
@@ -447,8 +484,27 @@ class ScenarioItem(pytest.Item):
         return self.path, 0, f"scenario {self.scenario.id}"
 
 
+#: the exit status of a run that collected scenarios but executed none (pytest's "no tests ran")
+NOTHING_RAN = pytest.ExitCode.NO_TESTS_COLLECTED
+_EXECUTED = frozenset({"passed", "failed", "error", "xfail", "xpass"})
+
+
+def _nothing_ran(config: pytest.Config) -> str | None:
+    """Why the run tested nothing, if it collected scenarios and executed none of them."""
+    collector = config.stash.get(_COLLECTOR_KEY, None)
+    if collector is None or not collector.entries or config.getoption("canasta_allow_no_run"):
+        return None
+    statuses = [entry.status for entry in collector.entries.values()]
+    if any(status in _EXECUTED for status in statuses):
+        return None
+    return (f"canasta: no scenario was executed: the engine supports none of the {len(statuses)} collected "
+            "(it declared them unsupported); the run fails (--canasta-allow-no-run accepts it)")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
+    if exitstatus == pytest.ExitCode.OK and _nothing_ran(config) is not None:
+        session.exitstatus = NOTHING_RAN
     workeroutput = getattr(config, "workeroutput", None)
     caps = config.stash[_SESSION_KEY].known_capabilities()
     if workeroutput is not None and caps is not None:
@@ -468,6 +524,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     for line in collector.written:
         terminalreporter.write_line(line)
+    why = _nothing_ran(config)
+    if why is not None:
+        terminalreporter.write_line(why, red=True)
     by_area, totals = counts_by_area(collector.entries.values())
     if not totals:
         return

@@ -34,18 +34,37 @@ class ProtocolError(ValueError):
 
 
 def encode(message: Mapping[str, Any]) -> str:
-    """One message as one line (no newline inside: JSON escapes them)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    """One message as one line (no newline inside: JSON escapes them), always valid UTF-8 JSON:
+    NaN and infinities are refused (ValueError), a lone surrogate is written as an escape."""
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(message, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return text
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def decode(line: str) -> dict[str, Any]:
+    """A message from one line; what is not a JSON object is a :class:`ProtocolError` (the error
+    reads after "the request is" / "a line that is")."""
     try:
-        message = json.loads(line)
+        message = json.loads(line, parse_constant=_no_constant)
+    except RecursionError:
+        raise ProtocolError("nested too deeply to be read") from None
     except ValueError as error:
         raise ProtocolError(f"not JSON ({error})") from None
     if not isinstance(message, dict):
-        raise ProtocolError(f"a message is a JSON object, got {type(message).__name__}")
+        raise ProtocolError(f"not a JSON object (it is a JSON {_json_type(message)})")
     return message
+
+
+def _json_type(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), "null")
 
 
 def reply_kind(reply: Mapping[str, Any]) -> str:

@@ -54,6 +54,8 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        if not isinstance(data, dict):
+            raise ValueError(f"a {RECORD_FORMAT} is a JSON object, not a {type(data).__name__}")
         if data.get("format") != RECORD_FORMAT:
             raise ValueError(f"not a {RECORD_FORMAT} (format {data.get('format')!r})")
         record = cls(data["variant"], dict(data.get("options") or {}), int(data.get("seed", 0)))

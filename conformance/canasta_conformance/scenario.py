@@ -18,8 +18,9 @@ from .cards import Card, excess_cards
 from .model import WILD_MELD, Action, FormatError, Position, action_from_json, meld_rank, parse_cards
 from .schemas import SchemaFileError, schema_errors
 from .spec import Spec, VariantError
+from .engine import DealSetup
 from .variant_rules import VariantRules
-from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, parse_path, read_yaml
+from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, format_path, parse_path, read_yaml
 
 #: the folder name that makes the YAML files in it (and below it) scenario files
 SCENARIOS_FOLDER = "scenarios"
@@ -351,3 +352,18 @@ def deal_problems(deal: Deal, rules: VariantRules) -> Iterator[tuple[list[Any], 
         yield ["deal", "first_player"], f"seat {deal.first_player} does not exist with {rules.players} players"
     if deal.scores and len(deal.scores) != rules.sides:
         yield ["scores"], f"the variant has {rules.sides} sides but scores has {len(deal.scores)} entries"
+
+
+def setup_problems(setup: Position | DealSetup, spec: Spec) -> list[str]:
+    """What makes a position or a deal impossible under its variant, as ``canasta validate`` says it
+    of a scenario (``path: message``): the checks every engine entry point applies to what it is given."""
+    try:
+        rules = spec.variant_rules(setup.variant, dict(setup.options))
+    except VariantError as error:
+        return [str(error)]
+    if isinstance(setup, Position):
+        found = list(position_problems(setup, rules))
+    else:
+        deal = Deal(setup.dealer, tuple(setup.deck), tuple(setup.scores), setup.first_player)
+        found = list(deal_problems(deal, rules))
+    return [f"{format_path(path)}: {message}" if path else message for path, message in found]

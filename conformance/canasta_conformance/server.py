@@ -15,6 +15,12 @@ from typing import IO, Any
 from .engine import Engine, OperationUnsupported
 from .model import FormatError, Position, action_from_json
 from .protocol import PROTOCOL_VERSION, ProtocolError, deal_from_json, decode, encode
+from .scenario import setup_problems
+from .spec import load_spec
+from .yamlio import excerpt
+
+#: the longest request line answered (a position is a few kilobytes)
+MAX_REQUEST_CHARS = 8_000_000
 
 
 class Server:
@@ -33,7 +39,12 @@ class Server:
         except ProtocolError as error:
             return encode({"seq": None, "error": {"message": f"the request is {error}"}})
         reply = self.handle(request)
-        return None if reply is None else encode(reply)
+        if reply is None:
+            return None
+        try:
+            return encode(reply)
+        except (ValueError, TypeError, RecursionError) as error:  # e.g. a seq of 1e999 (infinity) cannot be echoed
+            return encode({"seq": None, "error": {"message": f"the reply cannot be written as JSON: {error}"}})
 
     def handle(self, request: Mapping[str, Any]) -> dict[str, Any] | None:
         seq = request.get("seq")
@@ -41,9 +52,11 @@ class Server:
         if op == "stop":
             self.stopped = True
             return None
-        handler = self._handlers.get(op) if isinstance(op, str) else None
+        if not isinstance(op, str):
+            return {"seq": seq, "error": {"message": f"the request has no operation: 'op' is {excerpt(op)}, not a string"}}
+        handler = self._handlers.get(op)
         if handler is None:
-            return {"seq": seq, "unsupported": True, "message": f"unknown operation {op!r}"}
+            return {"seq": seq, "unsupported": True, "message": f"unknown operation {excerpt(op)}"}
         try:
             return {"seq": seq, **handler(request)}
         except OperationUnsupported as error:
@@ -58,14 +71,18 @@ class Server:
         return {"protocol": PROTOCOL_VERSION, "engine": self.engine.capabilities().to_json()}
 
     def _load(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        self.engine.load(_parse(Position.from_json, request, "position"))
+        position = _parse(Position.from_json, request, "position")
+        _check("the position", setup_problems(position, load_spec()))
+        self.engine.load(position)
         return {"ok": True}
 
     def _deal(self, request: Mapping[str, Any]) -> dict[str, Any]:
         deal = getattr(self.engine, "deal", None)
         if deal is None:
             raise OperationUnsupported("the engine cannot deal")
-        deal(deal_from_json(request))
+        setup = deal_from_json(request)
+        _check("the deal", setup_problems(setup, load_spec()))
+        deal(setup)
         return {"ok": True}
 
     def _apply(self, request: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,16 +112,36 @@ def _parse(parser: Callable[[Any, str], Any], request: Mapping[str, Any], key: s
         raise ProtocolError(str(error)) from None
 
 
-def serve(engine: Engine, stdin: IO[str], stdout: IO[str]) -> int:
-    """Answer requests until ``stop`` or the end of input; one reply line per request line."""
+def _check(what: str, problems: list[str]) -> None:
+    """Refuse a position or deal that cannot exist, as ``canasta validate`` refuses it in a scenario."""
+    if problems:
+        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+        raise ProtocolError(f"{what} cannot exist: {shown}")
+
+
+def serve(engine: Engine, stdin: IO[str], stdout: IO[str], max_line: int = MAX_REQUEST_CHARS) -> int:
+    """Answer requests until ``stop`` or the end of input; one reply line per request line. A line
+    longer than ``max_line`` characters is answered with an error without being kept in memory; a
+    closed stdout ends the loop quietly."""
     server = Server(engine)
-    for line in stdin:
-        if not line.strip():
+    while True:
+        line = stdin.readline(max_line + 1)
+        if not line:
+            break
+        if len(line) > max_line and not line.endswith("\n"):
+            while (rest := stdin.readline(max_line)) and not rest.endswith("\n"):
+                pass  # skip the rest of the oversized line
+            reply: str | None = encode({"seq": None, "error": {"message": f"the request is longer than {max_line} characters"}})
+        elif not line.strip():
             continue
-        reply = server.handle_line(line)
+        else:
+            reply = server.handle_line(line)
         if reply is not None:
-            stdout.write(reply + "\n")
-            stdout.flush()
+            try:
+                stdout.write(reply + "\n")
+                stdout.flush()
+            except BrokenPipeError:
+                return 0  # the harness went away: nobody is left to answer
         if server.stopped:
             break
     return 0

@@ -14,13 +14,14 @@ import itertools
 import os
 import shlex
 import subprocess
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from .engine import Capabilities, DealSetup, EngineFault, EngineLoadError, OperationUnsupported
 from .model import Action, FormatError, Outcome, Position, ScoreSheet, action_from_json
-from .process_io import ReplyTimeout, line_reader
+from .process_io import LineTooLong, ReplyTimeout, line_reader
 from .protocol import (
     PROTOCOL_VERSION, ProtocolError, capabilities_from_json, deal_to_json, decode, encode, error_message,
     reply_kind, reply_violations, request_violations,
@@ -82,12 +83,16 @@ class SubprocessEngine:
 
     def __init__(
         self, command: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check_protocol: bool = False,
-        cwd: str | None = None, env: dict[str, str] | None = None,
+        cwd: str | None = None, env: dict[str, str] | None = None, deadline: float | None = None,
     ) -> None:
         self.command = command
         self.timeout = timeout
         self.check_protocol = check_protocol
         self.transcript = Transcript()
+        #: time.monotonic() after which no reply is waited for (the run's time budget), or None
+        self.deadline = deadline
+        #: True once the process was killed or died: a timeout, a crash, garbage on stdout
+        self.lost = False
         self._observed: tuple[Any, Position] | None = None  # the last position seen, raw and parsed
         self._seq = itertools.count(1)
         self._op = "handshake"
@@ -239,10 +244,17 @@ class SubprocessEngine:
             self._write(line)
         except (OSError, ValueError):
             raise self._crashed() from None
+        budget = self.deadline is not None and self.deadline - time.monotonic() < timeout
+        if budget:
+            timeout = max(0.0, self.deadline - time.monotonic())  # type: ignore[operator]
         try:
             raw = self._reader.read_line(timeout)
         except ReplyTimeout:
+            if budget:
+                raise self._fault(f"the run's time budget ran out while the engine answered {op} (killed)", kill=True) from None
             raise self._fault(f"the engine did not answer {op} within {timeout:g} s (killed)", kill=True) from None
+        except LineTooLong as error:
+            raise self._fault(f"the engine's reply to {op} is {error} without a newline: the maximum line size (killed)", kill=True) from None
         if raw is None:
             raise self._crashed()
         answer = raw.decode("utf-8", "replace")
@@ -290,6 +302,7 @@ class SubprocessEngine:
     def _fault(self, message: str, own: Sequence[str] = (), kill: bool = False) -> EngineFault:
         """A fault with its evidence; ``kill`` stops a process that can no longer be trusted."""
         if kill:
+            self.lost = True
             self._kill()
             self._reader.drain(timeout=1)  # collect the rest of stderr
         details = [*own]

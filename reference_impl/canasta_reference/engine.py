@@ -17,6 +17,7 @@ from canasta_conformance.model import (
     TakePile,
 )
 from canasta_conformance.spec import Spec, load_spec
+from canasta_conformance.scenario import setup_problems
 from canasta_conformance.variant_rules import VariantRules
 
 from . import __version__
@@ -61,11 +62,13 @@ class ReferenceEngine:
 
     def load(self, position: Position) -> None:
         rules = self.rules_for(position.variant, dict(position.options))
+        _refuse_impossible("the position", setup_problems(position, self.spec))
         self.state = HandState.from_position(position, rules)
 
     def deal(self, setup: DealSetup) -> None:
         """Start a hand from an explicit deck order (top first)."""
         rules = self.rules_for(setup.variant, dict(setup.options))
+        _refuse_impossible("the deal", setup_problems(setup, self.spec))
         self.state = deal_hand(
             rules, setup.variant, setup.options, setup.deck, setup.dealer, setup.scores, first_player=setup.first_player
         )
@@ -421,3 +424,9 @@ class ReferenceEngine:
         Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
         Decline: "_decline", NextHand: "_next_hand",
     }
+
+
+def _refuse_impossible(what: str, problems: list[str]) -> None:
+    """A position or deal that cannot exist (as canasta validate says of a scenario) is refused."""
+    if problems:
+        raise ValueError(f"{what} cannot exist: " + "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else ""))
