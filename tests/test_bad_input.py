@@ -141,3 +141,12 @@ def test_run_reports_every_bad_file_as_an_error_and_runs_the_valid_one(tmp_path)
     )
     assert "Traceback" not in result.stdout + result.stderr
     assert f"1 passed, {len(SCENARIO_CASES)} errors" in result.stdout
+
+
+def test_run_walks_a_symlinked_folder_loop_once(pytester):
+    folder = pytester.path / "scenarios" / "pile"
+    folder.mkdir(parents=True)
+    (folder / "looped-run.yaml").write_text(EXAMPLE.format(id="looped-run"), encoding="utf-8")
+    (folder / "again").symlink_to(pytester.path / "scenarios")
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=1)
