@@ -256,10 +256,12 @@ def test_the_run_budget_stops_a_hanging_engine_and_reports_the_rest(pytester):
         "-p", "no:xdist", "-p", "no:randomly",
     )
     result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines([
-        "*the run's time budget ran out while the engine answered apply (killed)*",
-        "*not run: the run's time budget (--canasta-run-timeout) is spent*",
-    ])
+    # the budget runs out in the first apply (or, on a loaded machine, already in the handshake):
+    # either way no scenario waits for the 600 s reply timeout, and the rest are not run
+    output = result.stdout.str()
+    assert "time budget ran out while the engine answered" in output
+    assert output.count("not run: the run's time budget (--canasta-run-timeout) is spent") >= 2
+    assert "within 600 s" not in output
 
 
 # --- a run that tests nothing ------------------------------------------------------------------

@@ -367,3 +367,14 @@ def setup_problems(setup: Position | DealSetup, spec: Spec) -> list[str]:
         deal = Deal(setup.dealer, tuple(setup.deck), tuple(setup.scores), setup.first_player)
         found = list(deal_problems(deal, rules))
     return [f"{format_path(path)}: {message}" if path else message for path, message in found]
+
+
+#: at most this many problems are named in the refusal of a position or a deal
+SHOWN_PROBLEMS = 5
+
+
+def impossible(what: str, problems: list[str]) -> str:
+    """The message refusing a position or deal that cannot exist: its first problems, and how many more."""
+    shown = "; ".join(problems[:SHOWN_PROBLEMS])
+    more = len(problems) - SHOWN_PROBLEMS
+    return f"{what} cannot exist: {shown}" + (f"; and {more} more" if more > 0 else "")

@@ -15,7 +15,7 @@ from typing import IO, Any
 from .engine import Engine, OperationUnsupported
 from .model import FormatError, Position, action_from_json
 from .protocol import PROTOCOL_VERSION, ProtocolError, deal_from_json, decode, encode
-from .scenario import setup_problems
+from .scenario import impossible, setup_problems
 from .spec import load_spec
 from .yamlio import excerpt
 
@@ -115,8 +115,7 @@ def _parse(parser: Callable[[Any, str], Any], request: Mapping[str, Any], key: s
 def _check(what: str, problems: list[str]) -> None:
     """Refuse a position or deal that cannot exist, as ``canasta validate`` refuses it in a scenario."""
     if problems:
-        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-        raise ProtocolError(f"{what} cannot exist: {shown}")
+        raise ProtocolError(impossible(what, problems))
 
 
 def serve(engine: Engine, stdin: IO[str], stdout: IO[str], max_line: int = MAX_REQUEST_CHARS) -> int:

@@ -17,7 +17,7 @@ from canasta_conformance.model import (
     TakePile,
 )
 from canasta_conformance.spec import Spec, load_spec
-from canasta_conformance.scenario import setup_problems
+from canasta_conformance.scenario import impossible, setup_problems
 from canasta_conformance.variant_rules import VariantRules
 
 from . import __version__
@@ -426,7 +426,8 @@ class ReferenceEngine:
     }
 
 
+
 def _refuse_impossible(what: str, problems: list[str]) -> None:
     """A position or deal that cannot exist (as canasta validate says of a scenario) is refused."""
     if problems:
-        raise ValueError(f"{what} cannot exist: " + "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else ""))
+        raise ValueError(impossible(what, problems))
