@@ -66,6 +66,8 @@ class FuzzSettings:
     short_stock: float = 0.25
     #: the chance that a game starts from non-zero cumulative scores
     odd_scores: float = 0.4
+    #: the chance that the deal turns up a red three, a wild card or a black three as the upcard
+    odd_upcard: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -552,8 +554,16 @@ class Fuzzer:
         if rng.random() < self.settings.odd_scores:
             target = int(self.params["game.target"])
             scores = tuple(rng.choice([*START_SCORE_CHOICES, target - 50]) for _ in range(sides))
+        deck = self._deck(rng)
+        if rng.random() < self.settings.odd_upcard:  # a red three, wild card or black three turned up
+            upcard = players * self.params["deal.hand_size"]
+            special = {*self.params["cards.wild_ranks"], "3"}
+            odd = [i for i, c in enumerate(deck) if c.rank in special and i != upcard]
+            if upcard < len(deck) and odd:
+                swap = rng.choice(odd)
+                deck[upcard], deck[swap] = deck[swap], deck[upcard]
         setup = DealSetup(
-            self.settings.variant, dict(self.settings.options), rng.randrange(players), tuple(self._deck(rng)), scores,
+            self.settings.variant, dict(self.settings.options), rng.randrange(players), tuple(deck), scores,
             self._first_player(rng),
         )
         if rng.random() < self.settings.short_stock:  # the end of the stock comes soon

@@ -238,6 +238,7 @@ class WrittenScenario:
     reference: Result | None = None  # the scenario run on the reference engine (must pass)
     engine: Result | None = None  # ... and on the engine under test (must fail)
     problems: str = ""
+    cards_in_play: int | None = None  # in the scenario's starting position
 
     @property
     def confirmed(self) -> bool:
@@ -466,7 +467,7 @@ def write_scenario(
     try:
         scenario: Scenario = load_scenario(path, spec)
     except ScenarioError as error:
-        return WrittenScenario(data["id"], text, path, problems=str(error))
+        return WrittenScenario(data["id"], text, path, problems=str(error), cards_in_play=reproduction.cards_in_play)
     reference = run_scenario(scenario, reference_factory())
     engine = run_scenario(scenario, mirror.engine, mirror.capabilities)
-    return WrittenScenario(data["id"], text, path, reference, engine)
+    return WrittenScenario(data["id"], text, path, reference, engine, cards_in_play=reproduction.cards_in_play)
