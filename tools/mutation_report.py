@@ -58,7 +58,8 @@ def report(data: dict[str, Any], reasons: dict[str, str]) -> str:
         "python tools/mutation_report.py            # writes this page from it",
         "```",
         "",
-        f"Run of {len(results)} mutants in {data.get('seconds', 0):.0f} s with {data.get('jobs', 1)} worker(s).",
+        f"Run of {len(results)} mutants in {data.get('seconds', 0):.0f} s with {data.get('jobs', 1)} worker(s)"
+        + (f" on commit {data['commit']}" if data.get("commit") else "") + " (a shared, busy machine: times are not a benchmark).",
         "",
         "```text",
         summary(results),
