@@ -24,10 +24,11 @@ from .engine import DealSetup, Engine, OperationUnsupported
 from .fuzz import Difference, EngineRaised, Finding, Mirror, Probe, Start, check, suit_class
 from .model import Action, Meld, Outcome, Position, TakePile, TurnFacts, format_action
 from .runner import Result, run_scenario
-from .scenario import MODELINE_MARK, Scenario, ScenarioError, load_scenario, position_problems
+from .scenario import Scenario, ScenarioError, load_scenario, position_problems
 from .spec import Spec
 
-MODELINE = f"# yaml-language-server: $schema=../../spec/schema/{MODELINE_MARK}"
+#: for editors: the file is meant to live in scenarios/<area>/ of the project
+MODELINE = "# yaml-language-server: $schema=../../spec/schema/scenario.schema.json"
 #: a rule each kind of action exercises, for a scenario whose action the reference accepts
 ACTION_RULES = {
     "draw": "turn.draw.count", "take": "pile.take.whole", "meld": "turn.meld.any-number", "discard": "turn.discard.any-card",
