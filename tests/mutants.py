@@ -16,7 +16,7 @@ from unittest.mock import patch
 from canasta_reference import engine as engine_module
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.melds import count
-from canasta_conformance.variant_rules import InitialMeldRow, VariantRules
+from canasta_conformance.variant_rules import InitialMeldRow, VariantRules, parameter_fields
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,11 @@ class Mutant:
     rules_changes: dict[str, Any] = field(default_factory=dict)
     patches: dict[str, Callable[..., Any]] = field(default_factory=dict)
     methods: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.rules_changes) - {f.name for f in parameter_fields()}
+        if unknown:  # a renamed or misspelt parameter field would otherwise only make every run an error
+            raise ValueError(f"mutant {self.name}: no VariantRules field {', '.join(sorted(unknown))}")
 
     def factory(self) -> Callable[[], ReferenceEngine]:
         mutant = self

@@ -151,7 +151,7 @@ def test_the_broadest_rule_follows_narrows_upward():
 
 def test_reading_one_confidence_c_rule_differently_fails_only_readings():
     assert SPEC.rules["game.tie"].confidence == "C"
-    tie_is_a_draw = Mutant("tie-is-a-draw", ("game.tie",), {"tie": "draw"})
+    tie_is_a_draw = Mutant("tie-is-a-draw", ("game.tie",), {"game_tie": "draw"})
     results = run_all(tie_is_a_draw.factory()())
     failed = {sid: r for sid, r in results.items() if r.status == "failed"}
     assert failed, "the mutant reads game.tie differently: some scenario must show it"
@@ -253,7 +253,7 @@ def test_validate_reports_a_cycle_of_relations(spec_copy):
 def test_the_json_report_and_the_matrix_show_tiers_and_citations():
     scenario = BY_ID["pile-black-three-top-blocks-take"]
     result = run_scenario(scenario, UnrelatedCitations())
-    tie = run_scenario(BY_ID["game-tie-at-target-another-hand"], Mutant("t", ("game.tie",), {"tie": "draw"}).factory()())
+    tie = run_scenario(BY_ID["game-tie-at-target-another-hand"], Mutant("t", ("game.tie",), {"game_tie": "draw"}).factory()())
     entries = [
         ReportEntry(
             r.scenario, r.status, rules=r.rules, areas=("pile",), message=r.message, tier=r.tier.name if r.tier else None,

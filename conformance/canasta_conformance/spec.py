@@ -9,6 +9,7 @@ is what the engine and the checks read.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -79,8 +80,15 @@ class Parameter:
 
     def check(self, value: Any) -> str | None:
         """Why ``value`` is not allowed for this parameter, or None."""
-        error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(dict(self.schema)).iter_errors(thaw(value)))
+        validator = _parameter_validator(self.name, json.dumps(thaw(self.schema), sort_keys=True))
+        error = jsonschema.exceptions.best_match(validator.iter_errors(thaw(value)))
         return None if error is None else f"{value!r} is not allowed for {self.name}: {error.message}"
+
+
+@cache
+def _parameter_validator(name: str, schema: str) -> jsonschema.Draft7Validator:
+    """One validator per parameter schema, built once (building one costs more than using it)."""
+    return jsonschema.Draft7Validator(json.loads(schema))
 
 
 @dataclass(frozen=True)
