@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Put a Python engine behind the JSON-lines protocol (docs/protocol.md): read one request per line "
         "on stdin, write one reply per line on stdout, until 'stop' or the end of input.",
     )
-    serve.add_argument("--engine", default=DEFAULT_ENGINE, metavar="MODULE:FACTORY", help=f"the engine to serve (default: {DEFAULT_ENGINE})")
+    serve.add_argument("--engine", default=DEFAULT_ENGINE, metavar="NAME|MODULE:FACTORY", help=f"the engine to serve (default: {DEFAULT_ENGINE})")
     serve.set_defaults(handler=_serve)
 
     known = commands.add_parser("known-failures", help="keep an engine's file of known failures (scenario id -> reason)")
@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--variant", default="classic", help="a variant of spec/variants (default classic)")
     play.add_argument("--json", type=Path, metavar="FILE", help="write the game record as JSON to FILE ('-' for stdout)")
     play.add_argument("--replay", type=Path, metavar="FILE", help="replay a JSON game record instead of playing")
-    play.add_argument("--engine", default=DEFAULT_ENGINE, metavar="MODULE:FACTORY", help="the engine that replays a record (default: the reference engine)")
+    play.add_argument("--engine", default=DEFAULT_ENGINE, metavar="NAME|MODULE:FACTORY", help="the engine that replays a record (default: the reference engine)")
     play.add_argument("--max-hands", type=_positive_int, default=200, help="stop after this many hands (default 200)")
     play.set_defaults(handler=_play)
     return parser
@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _engine_arguments(parser: argparse.ArgumentParser) -> None:
     engine = parser.add_mutually_exclusive_group()
-    engine.add_argument("--engine", default=None, metavar="MODULE:FACTORY", help=f"the engine under test, in Python (default: {DEFAULT_ENGINE})")
+    engine.add_argument("--engine", default=None, metavar="NAME|MODULE:FACTORY", help=f"the engine under test, in Python (default: {DEFAULT_ENGINE})")
     engine.add_argument(
         "--engine-cmd", default=None, metavar="COMMAND",
         help="the engine under test: a program speaking the JSON-lines protocol (docs/protocol.md), e.g. 'node engine.js'",

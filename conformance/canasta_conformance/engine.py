@@ -103,11 +103,35 @@ class EngineFault(RuntimeError):
 EngineFactory = Callable[[], Engine]
 
 
+#: the entry-point group under which installed engines register a zero-argument factory:
+#: ``[project.entry-points."canasta.engines"] my-engine = "my_engine:create_engine"``
+ENGINE_GROUP = "canasta.engines"
+
+
+def installed_engines() -> dict[str, str]:
+    """Engines registered in the ``canasta.engines`` entry-point group: name -> ``module:factory``."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=ENGINE_GROUP)}
+
+
 def resolve_factory(spec: str) -> EngineFactory:
-    """``module:attribute`` -> a zero-argument factory of engines (a class or a function)."""
+    """``module:attribute``, or the name of an installed engine -> a zero-argument factory of
+    engines (a class or a function)."""
+    if ":" not in spec:
+        engines = installed_engines()
+        if spec not in engines:
+            from .suggest import did_you_mean
+
+            known = ", ".join(sorted(engines)) or "none"
+            raise EngineLoadError(
+                f"no installed engine named {spec!r}{did_you_mean(spec, engines)}; installed engines: {known} "
+                f"(or give a factory as 'module:factory')"
+            )
+        spec = engines[spec]
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise EngineLoadError(f"--canasta-engine wants 'module:factory', got {spec!r}")
+        raise EngineLoadError(f"--canasta-engine wants 'module:factory' or an installed engine's name, got {spec!r}")
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m pytest` does: engines next to the user are found
     try:

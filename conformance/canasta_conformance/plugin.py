@@ -216,8 +216,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "folder named 'scenarios', or a YAML file named on the command line)",
     )
     group.addoption(
-        "--canasta-engine", metavar="MODULE:FACTORY", default=None,
-        help=f"the engine under test: a zero-argument factory (default: {DEFAULT_ENGINE}, the reference engine)",
+        "--canasta-engine", metavar="NAME|MODULE:FACTORY", default=None,
+        help=f"the engine under test: the name of an installed engine (entry-point group canasta.engines) or a "
+        f"zero-argument factory (default: {DEFAULT_ENGINE}, the reference engine)",
     )
     group.addoption(
         "--canasta-engine-cmd", metavar="COMMAND", default=None,

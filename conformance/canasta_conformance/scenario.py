@@ -19,6 +19,7 @@ from .model import WILD_MELD, Action, FormatError, Position, action_from_json, m
 from .schemas import SchemaFileError, schema_errors
 from .spec import Spec, VariantError
 from .engine import DealSetup
+from .suggest import did_you_mean
 from .variant_rules import VariantRules
 from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, format_path, parse_path, read_yaml
 
@@ -179,7 +180,7 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
         problem(["id"], f"id {data['id']!r} must equal the file name {doc.path.stem!r}")
     for index, rule_id in enumerate(data["rules"]):
         if rule_id not in spec.rules:
-            problem(["rules", index], f"unknown rule {rule_id!r}")
+            problem(["rules", index], f"unknown rule {rule_id!r}{did_you_mean(rule_id, spec.rules)}")
     source = data.get("source")
     if source is not None and spec.sources and source not in spec.sources:
         problem(["source"], f"unknown source {source!r} (sources are listed in spec/sources.yaml)")
@@ -187,12 +188,12 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
     options = data.get("options") or {}
     rules: VariantRules | None = None
     if variant not in spec.variants:
-        problem(["variant"], f"unknown variant {variant!r} (known: {', '.join(sorted(spec.variants))})")
+        problem(["variant"], f"unknown variant {variant!r}{did_you_mean(variant, spec.variants)} (known: {', '.join(sorted(spec.variants))})")
     else:
         for key, value in options.items():
             parameter = spec.parameters.get(key)
             if parameter is None:
-                problem(["options", key], f"unknown parameter {key!r}")
+                problem(["options", key], f"unknown parameter {key!r}{did_you_mean(key, spec.parameters)}")
             elif (why := parameter.check(value)) is not None:
                 problem(["options", key], why)
         try:
@@ -237,7 +238,7 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
         violates = (violates,) if isinstance(violates, str) else tuple(violates)
         for rule_id in violates:
             if rule_id not in spec.rules:
-                problem([*where, "expect", "violates"], f"unknown rule {rule_id!r}")
+                problem([*where, "expect", "violates"], f"unknown rule {rule_id!r}{did_you_mean(rule_id, spec.rules)}")
         if violates and expect_raw.get("legal") is not False:
             problem([*where, "expect"], "'violates' needs 'legal: false'")
         if expect_raw.get("legal") is False and not violates:

@@ -22,6 +22,7 @@ import jsonschema
 
 from .data import spec_dir
 from .schemas import SchemaFileError, schema_errors
+from .suggest import did_you_mean
 from .variant_rules import VariantRules
 from .yamlio import PathPart, Problem, YamlDocument, YamlError, read_yaml
 
@@ -177,7 +178,7 @@ class Spec:
         for key, value in options.items():
             parameter = self.parameters.get(key)
             if parameter is None:
-                out.append(f"unknown parameter {key!r}")
+                out.append(f"unknown parameter {key!r}{did_you_mean(key, self.parameters)}")
             elif (why := parameter.check(value)) is not None:
                 out.append(why)
         return out
@@ -211,7 +212,7 @@ def _resolved(spec: Spec, name: str, options: tuple[tuple[str, Any], ...]) -> Ma
         variant = spec.variants.get(current)
         if variant is None:
             known = ", ".join(sorted(spec.variants))
-            raise VariantError(f"unknown variant {current!r} (known: {known})")
+            raise VariantError(f"unknown variant {current!r}{did_you_mean(current, spec.variants)} (known: {known})")
         if variant in chain:
             raise VariantError(f"variant {name!r} has a cycle of bases")
         chain.append(variant)
@@ -355,7 +356,7 @@ def _read_variants(spec: Spec, paths: list[Path]) -> None:
         for key, value in data["parameters"].items():
             parameter = spec.parameters.get(key)
             if parameter is None:
-                spec.problems.append(doc.problem(["parameters", key], f"unknown parameter {key!r}"))
+                spec.problems.append(doc.problem(["parameters", key], f"unknown parameter {key!r}{did_you_mean(key, spec.parameters)}"))
             elif (why := parameter.check(value)) is not None:
                 spec.problems.append(doc.problem(["parameters", key], why))
         for index, source in enumerate(data["sources"]):
