@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from .variant_rules import VariantRules
 from .cards import Card, full_deck, sort_cards
 from .diff import full_position_diff, score_diff
 from .engine import CITES_RULES, DEFAULT_ENGINE, Capabilities, DealSetup, Engine, OperationUnsupported, resolve_factory
@@ -391,10 +392,10 @@ def _interesting(legal: Sequence[Action], position: Position, min_cards: int) ->
 # Near-miss illegal actions
 
 
-def near_miss_candidates(position: Position, legal: Sequence[Action], params: Mapping[str, Any], rng: random.Random) -> list[Action]:
+def near_miss_candidates(position: Position, legal: Sequence[Action], rules: VariantRules, rng: random.Random) -> list[Action]:
     """Actions close to legal ones: the wrong card, one card short, a wild card too many, a
     natural replaced by a wild card (the frozen pile), the wrong phase, the wrong rank."""
-    wild_ranks = frozenset(params["cards.wild_ranks"])
+    wild_ranks = rules.cards_wild_ranks
     hand = list(position.hands[position.turn]) if position.phase != "over" else []
     wilds = [c for c in hand if c.rank in wild_ranks]
     naturals = [c for c in hand if c.rank not in wild_ranks and not c.is_red_three]
@@ -419,7 +420,7 @@ def near_miss_candidates(position: Position, legal: Sequence[Action], params: Ma
     for rank, cards in by_rank.items():
         out.append(Meld((MeldGroup(sort_cards(cards[:2])),)))  # one card short of a new meld
         if wilds:
-            out.append(Meld((MeldGroup(sort_cards([cards[0], *wilds[: params["meld.max_wilds"] + 1]])),)))
+            out.append(Meld((MeldGroup(sort_cards([cards[0], *wilds[: rules.meld_max_wilds + 1]])),)))
     if wilds:
         out.append(Meld((MeldGroup((wilds[0],), rng.choice(sorted(by_rank) or ["A"])),)))
     grouped = [a for a in legal if isinstance(a, (Meld, TakePile))]
@@ -458,9 +459,9 @@ def _variations(action: Meld | TakePile, naturals: list[Card], wilds: list[Card]
         yield Meld(action.melds[:-1])  # the initial meld one group short
 
 
-def near_misses(oracle: Engine, position: Position, legal: Sequence[Action], params: Mapping[str, Any], rng: random.Random, count: int) -> list[Action]:
+def near_misses(oracle: Engine, position: Position, legal: Sequence[Action], rules: VariantRules, rng: random.Random, count: int) -> list[Action]:
     """Up to ``count`` distinct near-miss actions that the oracle rejects as illegal."""
-    candidates = list(dict.fromkeys(near_miss_candidates(position, legal, params, rng)))
+    candidates = list(dict.fromkeys(near_miss_candidates(position, legal, rules, rng)))
     rng.shuffle(candidates)
     chosen: list[Action] = []
     for action in candidates:
@@ -490,7 +491,7 @@ class Fuzzer:
         self.spec = spec or load_spec()
         self.oracle = oracle or oracle_factory()()
         self.mirror = Mirror(self.oracle, engine, self.spec, capabilities, restart)
-        self.params = self.spec.variant_parameters(settings.variant, dict(settings.options))
+        self.rules = self.spec.variant_rules(settings.variant, dict(settings.options))
         self.stats = FuzzStats()
         self.findings: list[Finding] = []
 
@@ -541,18 +542,18 @@ class Fuzzer:
         return None
 
     def _deck(self, rng: random.Random) -> list[Card]:
-        deck = full_deck(self.params["deck.packs"], self.params["deck.jokers"])
+        deck = full_deck(self.rules.deck_packs, self.rules.deck_jokers)
         rng.shuffle(deck)
         return deck
 
     def _first_player(self, rng: random.Random) -> int | None:
-        return rng.randrange(self.params["players"]) if self.params["deal.first_player"] == "random" else None
+        return rng.randrange(self.rules.players) if self.rules.deal_first_player == "random" else None
 
     def _first_start(self, rng: random.Random) -> Start:
-        players, sides = self.params["players"], self.params["sides"]
+        players, sides = self.rules.players, self.rules.sides
         scores: tuple[int, ...] = ()
         if rng.random() < self.settings.odd_scores:
-            target = int(self.params["game.target"])
+            target = self.rules.game_target
             scores = tuple(rng.choice([*START_SCORE_CHOICES, target - 50]) for _ in range(sides))
         deck = self._deck(rng)
         if rng.random() < self.settings.odd_upcard:  # a red three, wild card or black three turned up
@@ -591,7 +592,7 @@ class Fuzzer:
             probes = []
             if settings.legal_actions_every and step % settings.legal_actions_every == 0 and mirror.lists_actions:
                 probes.append(Probe("legal_actions"))
-            probes += [Probe("apply", miss) for miss in near_misses(oracle, position, legal, self.params, rng, settings.near_misses)]
+            probes += [Probe("apply", miss) for miss in near_misses(oracle, position, legal, self.rules, rng, settings.near_misses)]
             for probe in probes:
                 self.stats.checks += 1
                 difference = mirror.probe(probe)
@@ -599,7 +600,7 @@ class Fuzzer:
                     if difference.kind == "legal_actions":
                         return self._verdict_behind(position, found) or found(difference, probe)
                     return found(difference, probe)
-            action = choose(rng, legal, position, self.params["meld.min_cards"])
+            action = choose(rng, legal, position, self.rules.meld_min_cards)
             self.stats.checks += 1
             difference = mirror.probe(Probe("apply", action))
             if difference is not None:
