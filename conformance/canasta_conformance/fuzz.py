@@ -557,8 +557,8 @@ class Fuzzer:
             scores = tuple(rng.choice([*START_SCORE_CHOICES, target - 50]) for _ in range(sides))
         deck = self._deck(rng)
         if rng.random() < self.settings.odd_upcard:  # a red three, wild card or black three turned up
-            upcard = players * self.params["deal.hand_size"]
-            special = {*self.params["cards.wild_ranks"], "3"}
+            upcard = players * self.rules.deal_hand_size
+            special = {*self.rules.cards_wild_ranks, "3"}
             odd = [i for i, c in enumerate(deck) if c.rank in special and i != upcard]
             if upcard < len(deck) and odd:
                 swap = rng.choice(odd)

@@ -29,6 +29,7 @@ from .engine import DealSetup, Engine
 from .fuzz import check, near_misses as _near_misses, oracle_factory
 from .model import Action, Position
 from .spec import Spec, load_spec
+from .variant_rules import VariantRules
 
 __all__ = ["deals", "legal_actions", "near_misses", "positions", "positions_and_actions", "reference"]
 
@@ -47,18 +48,18 @@ def reference() -> Engine:
     return oracle_factory()()
 
 
-def _params(variant: str, options: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return _spec().variant_parameters(variant, dict(options or {}))
+def _rules(variant: str, options: Mapping[str, Any] | None) -> VariantRules:
+    return _spec().variant_rules(variant, dict(options or {}))
 
 
 def deals(variant: str = "classic", options: Mapping[str, Any] | None = None, scores: bool = True) -> st.SearchStrategy[DealSetup]:
     """Whole dealt hands of ``variant``: a shuffled deck (top first), a dealer, optionally
     non-zero cumulative scores, and the first player where the variant draws it at random."""
-    params = _params(variant, options)
-    deck = full_deck(params["deck.packs"], params["deck.jokers"])
-    players, sides = params["players"], params["sides"]
+    rules = _rules(variant, options)
+    deck = full_deck(rules.deck_packs, rules.deck_jokers)
+    players, sides = rules.players, rules.sides
     side_scores = st.lists(st.sampled_from(SCORES), min_size=sides, max_size=sides).map(tuple) if scores else st.just(())
-    first = st.integers(0, players - 1) if params["deal.first_player"] == "random" else st.none()
+    first = st.integers(0, players - 1) if rules.deal_first_player == "random" else st.none()
     return st.builds(
         DealSetup, st.just(variant), st.just(dict(options or {})), st.integers(0, players - 1),
         st.permutations(deck).map(tuple), side_scores | st.just(()), first,
@@ -101,8 +102,8 @@ def near_misses(position: Position) -> st.SearchStrategy[Action]:
     engine = reference()
     engine.load(position)
     legal = list(engine.legal_actions())  # type: ignore[attr-defined]
-    params = _params(position.variant, dict(position.options))
-    misses = _near_misses(engine, position, legal, params, random.Random(0), count=12) if legal else []
+    rules = _rules(position.variant, dict(position.options))
+    misses = _near_misses(engine, position, legal, rules, random.Random(0), count=12) if legal else []
     return st.sampled_from(misses) if misses else st.nothing()
 
 
