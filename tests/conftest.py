@@ -17,6 +17,11 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
+# the rules site is its own package beside the harness (rules_site/canasta_site): import this
+# checkout's copy
+SITE = str(ROOT / "rules_site")
+if SITE not in sys.path:
+    sys.path.insert(0, SITE)
 
 
 @pytest.fixture(scope="session")

@@ -22,12 +22,12 @@ from canasta_conformance.data import scenarios_dir, schema_dir
 from canasta_conformance.model import Position
 from canasta_conformance.runner import run_scenario
 from canasta_conformance.scenario import Scenario, load_scenarios, scenario_files
-from canasta_conformance.site.board import Table
-from canasta_conformance.site.cards import (
+from canasta_site.board import Table
+from canasta_site.cards import (
     ShortcodeError, card_html, cards_html, expand_shortcodes, pile_html,
 )
-from canasta_conformance.site.links import Linker, href
-from canasta_conformance.site.schemadoc import SchemaWriter, schema_files
+from canasta_site.links import Linker, href
+from canasta_site.schemadoc import SchemaWriter, schema_files
 from canasta_conformance.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,6 +42,35 @@ def mkdocs_available() -> str | None:
     except ImportError as error:
         return f"the docs extra is not installed ({error.name}); pip install -e '.[docs]'"
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# The site is its own package, above the harness
+
+
+def _imported_modules(package: Path) -> set[str]:
+    import ast
+
+    names: set[str] = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+    return names
+
+
+def test_the_site_imports_the_harness_and_never_the_other_way():
+    import canasta_site
+
+    site_package = Path(canasta_site.__file__).parent
+    assert site_package == ROOT / "rules_site" / "canasta_site"
+    assert any(name.startswith("canasta_conformance") for name in _imported_modules(site_package))
+    harness = ROOT / "conformance" / "canasta_conformance"
+    reference = ROOT / "reference_impl" / "canasta_reference"
+    upward = sorted(n for n in _imported_modules(harness) | _imported_modules(reference) if n.split(".")[0] == "canasta_site")
+    assert upward == []
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,7 +204,7 @@ def test_the_schema_reference_lists_every_key_and_definition():
 
 
 def test_a_broken_scenario_file_is_a_problem_and_the_others_still_get_pages(tmp_path):
-    from canasta_conformance.site.pages import build_site
+    from canasta_site.pages import build_site
 
     corpus = tmp_path / "scenarios" / "pile"
     corpus.mkdir(parents=True)

@@ -1,6 +1,6 @@
 """The MkDocs adapter of the rules site (listed under ``hooks:`` in ``mkdocs.yml``).
 
-It only moves data between MkDocs and :mod:`canasta_conformance.site`: the generated pages are
+It only moves data between MkDocs and :mod:`canasta_site`: the generated pages are
 added as virtual files (nothing generated is written into ``docs/``), the navigation sections
 ``rules/index.md``, ``scenarios/index.md`` and ``reference/index.md`` are filled with their
 pages, and every page gets card shortcodes drawn and backticked rule IDs linked. Problems are
@@ -10,15 +10,23 @@ logged as warnings, so ``mkdocs build --strict`` fails on them.
 from __future__ import annotations
 
 import logging
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from canasta_conformance.site.cards import ShortcodeError, expand_shortcodes, stylesheet
-from canasta_conformance.site.pages import Site, build_site
+# MkDocs loads this file by its path; import the package it belongs to from beside it (the
+# checkout's copy, not another installed one)
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from canasta_site.cards import ShortcodeError, expand_shortcodes, stylesheet
 from canasta_conformance.spec import SpecError
+from canasta_site.pages import Site, build_site
 
 log = logging.getLogger("mkdocs.hooks.canasta")
 CSS = "assets/canasta-cards.css"

@@ -10,11 +10,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ..engine import Capabilities, Engine, EngineFactory
-from ..runner import start_scenario
-from ..model import Position
-from ..runner import Result, run_scenario
-from ..scenario import Scenario
+from canasta_conformance.engine import Capabilities, Engine, EngineFactory
+from canasta_conformance.runner import start_scenario
+from canasta_conformance.model import Position
+from canasta_conformance.runner import Result, run_scenario
+from canasta_conformance.scenario import Scenario
 
 STATUSES = ("passed", "failed", "error", "unsupported")
 #: longest a scenario may run in-process before it counts as an error (a hanging engine must not

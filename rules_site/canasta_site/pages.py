@@ -17,11 +17,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..data import scenarios_dir, schema_dir
-from ..engine import DEFAULT_ENGINE, EngineFactory, resolve_factory
-from ..model import format_action
-from ..scenario import Scenario, Step, load_scenarios, scenario_files
-from ..spec import Conflict, Parameter, Rule, Spec, VariantError, load_spec
+from canasta_conformance.data import scenarios_dir, schema_dir
+from canasta_conformance.engine import DEFAULT_ENGINE, EngineFactory, resolve_factory
+from canasta_conformance.model import format_action
+from canasta_conformance.scenario import Scenario, Step, load_scenarios, scenario_files
+from canasta_conformance.spec import Conflict, Parameter, Rule, Spec, VariantError, load_spec
 from .board import Table
 from .links import table_cell as _cell
 from .links import (

@@ -20,8 +20,8 @@ from functools import cache
 from html import escape
 from importlib import resources
 
-from ..cards import Card, CardError, card
-from ..spec import load_spec
+from canasta_conformance.cards import Card, CardError, card
+from canasta_conformance.spec import load_spec
 
 SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 #: VARIATION SELECTOR-15: ask for the text (not the emoji) presentation of the suit symbols
