@@ -28,7 +28,7 @@ from .links import (
     CONFLICTS, PARAMETERS, REPORT, RULES_INDEX, SCENARIOS_INDEX, SCHEMAS_INDEX, SOURCES, VARIANTS,
     Linker, href, parameter_anchor, rel, rule_page, scenario_area_page, scenario_page,
 )
-from .runs import Report, Trace, run_report, trace
+from .runs import Report, Trace, run_report
 from .schemadoc import SchemaFile, SchemaWriter, schema_files
 
 Nav = list[tuple[str, str]]
@@ -93,20 +93,8 @@ def build_site(
     site.linker = Linker({r.id: r.area for r in spec.rules.values()})
     factory = engine or default_engine()
     site.report = run_report(scenarios, factory, engine_label)
-    traces = _traces(scenarios, factory)
-    Writer(site, traces, schema_files(schemas or schema_dir()), directory_urls).write()
+    Writer(site, site.report.traces, schema_files(schemas or schema_dir()), directory_urls).write()
     return site
-
-
-def _traces(scenarios: Iterable[Scenario], factory: EngineFactory) -> dict[str, Trace]:
-    out = {}
-    engine = factory()
-    for scenario in scenarios:
-        result = trace(scenario, engine)
-        out[scenario.id] = result
-        if result.error:
-            engine = factory()
-    return out
 
 
 def _area_order(spec: Spec, area: str) -> int:

@@ -1,4 +1,5 @@
-"""Running the corpus on an engine for the site: the conformance report and step-by-step traces."""
+"""Running the corpus on an engine for the site, once: the conformance report and the positions
+after each step (the runner drives the engine; a :class:`Recorder` around it keeps what it saw)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from canasta_conformance.engine import Capabilities, Engine, EngineFactory
-from canasta_conformance.runner import start_scenario
-from canasta_conformance.model import Position
+from typing import Any
+
+from canasta_conformance.engine import Capabilities, DealSetup, Engine, EngineFactory
+from canasta_conformance.model import Action, Outcome, Position, ScoreSheet
 from canasta_conformance.runner import Result, run_scenario
 from canasta_conformance.scenario import Scenario
 
@@ -45,50 +47,6 @@ def time_limit(seconds: float = TIME_LIMIT) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-@dataclass
-class Report:
-    """Results of one engine on the corpus."""
-
-    engine: str
-    capabilities: Capabilities | None
-    results: dict[str, Result] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    def counts_by_area(self, scenarios: Iterable[Scenario]) -> dict[str, Counter[str]]:
-        table: dict[str, Counter[str]] = {}
-        for scenario in scenarios:
-            result = self.results.get(scenario.id)
-            table.setdefault(scenario.area, Counter())[result.status if result else "not run"] += 1
-        return table
-
-    @property
-    def totals(self) -> Counter[str]:
-        return Counter(r.status for r in self.results.values())
-
-
-def run_report(scenarios: Iterable[Scenario], factory: EngineFactory, label: str) -> Report:
-    """Run every scenario with a fresh engine after each error (as the CLI does)."""
-    started = time.perf_counter()
-    engine: Engine | None = None
-    capabilities: Capabilities | None = None
-    report = Report(label, None)
-    for scenario in scenarios:
-        if engine is None:
-            engine = factory()
-            capabilities = capabilities or engine.capabilities()
-        try:
-            with time_limit():
-                result = run_scenario(scenario, engine, capabilities)
-        except ScenarioTimeout as error:  # raised between two guarded engine calls
-            result = Result(scenario.id, "error", str(error), rules=scenario.rules)
-        report.results[scenario.id] = result
-        if result.status == "error":
-            engine = None
-    report.capabilities = capabilities
-    report.seconds = time.perf_counter() - started
-    return report
-
-
 @dataclass(frozen=True)
 class Trace:
     """Positions an engine went through in a scenario: ``start``, then after each step."""
@@ -103,27 +61,107 @@ class Trace:
         return self.after[step - 1] if step - 1 < len(self.after) else None
 
 
-def trace(scenario: Scenario, engine: Engine) -> Trace:
-    """Play a scenario on ``engine`` and record the position after each step (never raises)."""
-    try:
-        with time_limit():
-            return _trace(scenario, engine)
-    except ScenarioTimeout as error:
-        return Trace(None, (), str(error))
+@dataclass
+class Report:
+    """Results of one engine on the corpus, with the positions it went through."""
+
+    engine: str
+    capabilities: Capabilities | None
+    results: dict[str, Result] = field(default_factory=dict)
+    traces: dict[str, Trace] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def counts_by_area(self, scenarios: Iterable[Scenario]) -> dict[str, Counter[str]]:
+        table: dict[str, Counter[str]] = {}
+        for scenario in scenarios:
+            result = self.results.get(scenario.id)
+            table.setdefault(scenario.area, Counter())[result.status if result else "not run"] += 1
+        return table
+
+    @property
+    def totals(self) -> Counter[str]:
+        return Counter(r.status for r in self.results.values())
 
 
-def _trace(scenario: Scenario, engine: Engine) -> Trace:
-    try:
-        start_scenario(scenario, engine)
-        start = engine.observe()
-    except Exception as error:  # noqa: BLE001 - the site shows what it can
-        return Trace(None, (), repr(error))
-    after: list[Position | None] = []
-    for step in scenario.steps:
+class Recorder:
+    """An engine seen through the runner: every call goes to ``inner``; after the starting position
+    is set and after each action, the position is observed and kept (the site draws them)."""
+
+    def __init__(self, inner: Engine) -> None:
+        self.inner = inner
+        self.start: Position | None = None
+        self.after: list[Position | None] = []
+        self.error: str | None = None
+
+    def __getattr__(self, name: str) -> Any:  # legal_actions, deal and anything else an engine offers
+        if name == "deal":
+            return self._deal
+        return getattr(self.inner, name)
+
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities()
+
+    def load(self, position: Position) -> None:
+        self.inner.load(position)
+        self.start = self._observe()
+
+    def _deal(self, setup: DealSetup) -> None:
+        self.inner.deal(setup)  # type: ignore[attr-defined]
+        self.start = self._observe()
+
+    def apply(self, action: Action) -> Outcome:
+        outcome = self.inner.apply(action)
+        self.after.append(self._observe())
+        return outcome
+
+    def observe(self) -> Position:
+        return self.inner.observe()
+
+    def score(self) -> ScoreSheet:
+        return self.inner.score()
+
+    def _observe(self) -> Position | None:
         try:
+            return self.inner.observe()
+        except Exception as error:  # noqa: BLE001 - the site shows what it can
+            self.error = self.error or repr(error)
+            return None
+
+    def trace(self, scenario: Scenario) -> Trace:
+        """The positions per step: a step without an action leaves the position as it was."""
+        applied = iter(self.after)
+        after: list[Position | None] = []
+        last = self.start
+        for step in scenario.steps:
             if step.action is not None:
-                engine.apply(step.action)
-            after.append(engine.observe())
-        except Exception as error:  # noqa: BLE001
-            return Trace(start, tuple(after), repr(error))
-    return Trace(start, tuple(after))
+                last = next(applied, None)
+                if last is None:
+                    break
+            after.append(last)
+        return Trace(self.start, tuple(after), self.error)
+
+
+def run_report(scenarios: Iterable[Scenario], factory: EngineFactory, label: str) -> Report:
+    """Run every scenario once, with a fresh engine after each error (as the CLI does), keeping
+    the result and the positions the engine went through."""
+    started = time.perf_counter()
+    engine: Engine | None = None
+    capabilities: Capabilities | None = None
+    report = Report(label, None)
+    for scenario in scenarios:
+        if engine is None:
+            engine = factory()
+            capabilities = capabilities or engine.capabilities()
+        recorder = Recorder(engine)
+        try:
+            with time_limit():
+                result = run_scenario(scenario, recorder, capabilities)
+        except ScenarioTimeout as error:  # raised between two guarded engine calls
+            result = Result(scenario.id, "error", str(error), rules=scenario.rules)
+        report.results[scenario.id] = result
+        report.traces[scenario.id] = recorder.trace(scenario)
+        if result.status == "error":
+            engine = None
+    report.capabilities = capabilities
+    report.seconds = time.perf_counter() - started
+    return report
