@@ -165,10 +165,27 @@ def test_links_from_raw_html_follow_directory_urls():
 def test_backticked_rule_ids_become_links_outside_code():
     linker = Linker({r.id: r.area for r in SPEC.rules.values()})
     markdown = "See `pile.take.whole` and `not.a-rule`.\n\n```yaml\nrules: [`pile.take.whole`]\n```\n[`pile.take.whole`](x.md)\n"
-    out = linker.link_backticked(markdown, "guides/x.md")
+    out = linker.markdown(markdown, "guides/x.md", bare=False)
     assert "[`pile.take.whole`](../rules/pile.md#pile.take.whole)" in out
     assert "`not.a-rule`" in out and "rules: [`pile.take.whole`]" in out
     assert out.count("](") == 2
+
+
+def test_one_pass_links_bare_names_in_prose_and_leaves_code_links_and_anchors_alone():
+    linker = Linker({r.id: r.area for r in SPEC.rules.values()}, SPEC.parameters, SPEC.conflicts)
+    conflict = next(iter(SPEC.conflicts))
+    text = (f"By pile.take.whole (see {conflict}), cards.wild_ranks and `canasta.min_cards`; "
+            "not e.g. or pile.take.whole.extra; kept: [pile.take.whole](x.md) <b title=\"pile.take.whole\"> "
+            "{#pile.take.whole} ``code `pile.take.whole` ``")
+    out = linker.markdown(text, "rules/index.md")
+    assert out.startswith("By [`pile.take.whole`](pile.md#pile.take.whole) (see "
+                          f"[{conflict}](../conflicts.md#{conflict})), [`cards.wild_ranks`](../parameters.md#p-cards-wild-ranks) "
+                          "and [`canasta.min_cards`](../parameters.md#p-canasta-min-cards); ")
+    assert "not e.g. or pile.take.whole.extra; kept: [pile.take.whole](x.md) <b title=\"pile.take.whole\"> {#pile.take.whole} " in out
+    assert out.endswith("``code `pile.take.whole` ``")
+    html = linker.html("A <b> and `pile.take.whole` or pile.take.whole", "rules/index.md")
+    assert html == ('A &lt;b&gt; and <a href="pile/#pile.take.whole"><code>pile.take.whole</code></a> '
+                    'or <a href="pile/#pile.take.whole"><code>pile.take.whole</code></a>')
 
 
 # --------------------------------------------------------------------------------------------

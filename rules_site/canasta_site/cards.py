@@ -14,7 +14,6 @@ Shortcodes usable in any Markdown page of the site::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from functools import cache
 from html import escape
@@ -22,6 +21,8 @@ from importlib import resources
 
 from canasta_conformance.cards import Card, CardError, card
 from canasta_conformance.spec import load_spec
+
+from .markup import scan
 
 SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 #: VARIATION SELECTOR-15: ask for the text (not the emoji) presentation of the suit symbols
@@ -115,8 +116,6 @@ def pile_html(items: Iterable[Card | str], freezes: Callable[[Card], bool] | Non
 # --------------------------------------------------------------------------------------------
 # Shortcodes
 
-SHORTCODE = re.compile(r"<!--\s*(cards|fan|pile):(.*?)-->", re.DOTALL)
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
 
 
 class ShortcodeError(ValueError):
@@ -136,49 +135,9 @@ def render_shortcode(kind: str, body: str) -> str:
 
 
 def expand_shortcodes(markdown: str, keep: Callable[[str], str] = lambda html: html) -> str:
-    """Replace every card shortcode outside fenced code blocks by its HTML (passed through ``keep``,
-    which may stash it and return a placeholder); raises :class:`ShortcodeError`."""
-    def expand(text: str) -> str:
-        return SHORTCODE.sub(lambda m: keep(render_shortcode(m.group(1), m.group(2))), text)
-
-    return map_outside_code(markdown, lambda text: _outside_code_spans(text, expand))
-
-
-_CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
-
-
-def _outside_code_spans(text: str, function: Callable[[str], str]) -> str:
-    """Apply ``function`` to ``text`` except inside inline code spans (`` `...` ``)."""
-    out, last = [], 0
-    for span in _CODE_SPAN.finditer(text):
-        out.append(function(text[last:span.start()]))
-        out.append(span.group(0))
-        last = span.end()
-    out.append(function(text[last:]))
-    return "".join(out)
-
-
-def map_outside_code(markdown: str, function: Callable[[str], str]) -> str:
-    """Apply ``function`` to the parts of ``markdown`` that are not fenced code blocks."""
-    out: list[str] = []
-    chunk: list[str] = []
-    fence: str | None = None
-    for line in markdown.splitlines(keepends=True):
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                out.append(function("".join(chunk)))
-                chunk = []
-                fence = match.group(2)
-                out.append(line)
-            else:
-                chunk.append(line)
-        else:
-            out.append(line)
-            if match and match.group(2).startswith(fence[0]) and len(match.group(2)) >= len(fence) and not line.strip()[len(match.group(2)):].strip():
-                fence = None
-    out.append(function("".join(chunk)))
-    return "".join(out)
+    """Replace every card shortcode outside code by its HTML (passed through ``keep``, which may
+    stash it and return a placeholder); raises :class:`ShortcodeError`."""
+    return scan(markdown, shortcode=lambda kind, body: keep(render_shortcode(kind, body)))
 
 
 @cache

@@ -7,17 +7,10 @@ links (``../rules/pile.md#pile.take.whole``) so that MkDocs checks every one of 
 from __future__ import annotations
 
 import posixpath
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from html import escape
 
-from .cards import map_outside_code
-
-RULE_ID_TEXT = r"[a-z][a-z0-9]*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)+"
-#: a rule ID in backticks that is not already the text of a link
-_BACKTICKED = re.compile(r"(?<!\[)`(" + RULE_ID_TEXT + r")`(?!\]\()")
-#: a bare rule ID in running text (not inside a word, a path, a link or code)
-_BARE = re.compile(r"(?<![\w.`/#\[-])(" + RULE_ID_TEXT + r")(?![\w`/-]|\]\(|\.[a-z0-9])")
-_CODE_SPAN = re.compile(r"(`+)(?:.+?)\1|\[[^\]]*\]\([^)]*\)|<[^>]+>")
+from .markup import scan
 
 RULES_INDEX = "rules/index.md"
 VARIANTS = "variants.md"
@@ -85,14 +78,29 @@ def parameter_anchor(name: str) -> str:
 
 
 class Linker:
-    """Turns rule IDs into links to their anchors, from any page."""
+    """Links to the rules, parameters and conflicts of the spec, from any page, in Markdown or in
+    raw HTML (drawn parts, where MkDocs does not rewrite links)."""
 
-    def __init__(self, rule_areas: dict[str, str]) -> None:
+    def __init__(self, rule_areas: dict[str, str], parameters: Iterable[str] = (), conflicts: Iterable[str] = (),
+                 directory_urls: bool = True) -> None:
         #: rule ID -> area
         self.rule_areas = rule_areas
+        self.parameters = frozenset(parameters)
+        self.conflicts = frozenset(conflicts)
+        self.directory_urls = directory_urls
+
+    # ---- targets
 
     def rule_target(self, rule_id: str) -> str:
         return f"{rule_page(self.rule_areas[rule_id])}#{rule_id}"
+
+    def parameter_target(self, name: str) -> str:
+        return f"{PARAMETERS}#{parameter_anchor(name)}"
+
+    def conflict_target(self, conflict: str) -> str:
+        return f"{CONFLICTS}#{conflict}"
+
+    # ---- one link
 
     def rule_link(self, rule_id: str, page: str) -> str:
         """A Markdown link to a rule, its ID as code (an unknown ID stays plain code)."""
@@ -103,28 +111,64 @@ class Linker:
     def rule_links(self, rule_ids: Iterable[str], page: str, sep: str = ", ") -> str:
         return sep.join(self.rule_link(r, page) for r in rule_ids)
 
-    def link_backticked(self, markdown: str, page: str) -> str:
-        """Link every backticked rule ID outside fenced code blocks (hand-written pages)."""
-        def one(match: re.Match[str]) -> str:
-            rule_id = match.group(1)
-            return self.rule_link(rule_id, page) if rule_id in self.rule_areas else match.group(0)
+    def param_link(self, name: str, page: str) -> str:
+        if name not in self.parameters:
+            return f"`{name}`"
+        return f"[`{name}`]({rel(self.parameter_target(name), page)})"
 
-        return map_outside_code(markdown, lambda text: _BACKTICKED.sub(one, text))
+    def conflict_link(self, conflict: str, page: str) -> str:
+        return f"[{conflict}]({rel(self.conflict_target(conflict), page)})"
 
-    def link_text(self, text: str, page: str) -> str:
-        """Link rule IDs in a sentence of the spec (backticked or bare), leaving code, links and tags alone."""
-        text = _BACKTICKED.sub(lambda m: self.rule_link(m.group(1), page) if m.group(1) in self.rule_areas else m.group(0), text)
-        out: list[str] = []
-        last = 0
-        for protected in _CODE_SPAN.finditer(text):
-            out.append(self._link_bare(text[last:protected.start()], page))
-            out.append(protected.group(0))
-            last = protected.end()
-        out.append(self._link_bare(text[last:], page))
-        return "".join(out)
+    def url(self, target: str, page: str) -> str:
+        return href(target, page, self.directory_urls)
 
-    def _link_bare(self, text: str, page: str) -> str:
-        return _BARE.sub(lambda m: self.rule_link(m.group(1), page) if m.group(1) in self.rule_areas else m.group(0), text)
+    def rule_a(self, rule_id: str, page: str) -> str:
+        """An HTML link to a rule (an unknown ID stays plain code)."""
+        if rule_id not in self.rule_areas:
+            return f"<code>{escape(rule_id)}</code>"
+        return f'<a href="{self.url(self.rule_target(rule_id), page)}"><code>{rule_id}</code></a>'
+
+    # ---- text: one pass of :func:`canasta_site.markup.scan`
+
+    def markdown(self, text: str, page: str, *, bare: bool = True, prefer_parameters: bool = False,
+                 shortcode: Callable[[str, str], str] | None = None) -> str:
+        """Markdown with rule IDs and parameter names in code spans linked, and (``bare``) also the
+        bare rule IDs, parameter names and conflict IDs of running text; a name that is both a
+        rule and a parameter links to the rule, or to the parameter if ``prefer_parameters``.
+        Fenced code, links and tags are left alone; ``shortcode`` draws card shortcodes."""
+        def code(body: str, span: str) -> str:
+            if body in self.rule_areas:
+                return self.rule_link(body, page)
+            if body in self.parameters and "." in body:
+                return self.param_link(body, page)
+            return span
+
+        def name(word: str) -> str:
+            if word in self.parameters and (prefer_parameters or word not in self.rule_areas):
+                return self.param_link(word, page)
+            if word in self.rule_areas:
+                return self.rule_link(word, page)
+            if word in self.conflicts:
+                return self.conflict_link(word, page)
+            return word
+
+        return scan(text, code=code, name=name if bare else None, shortcode=shortcode)
+
+    def html(self, text: str, page: str) -> str:
+        """A sentence of the spec or a scenario as HTML, with rule IDs, parameter names and
+        conflict IDs linked (code spans as ``<code>``)."""
+        def word(name: str, code: bool) -> str:
+            if name in self.rule_areas:
+                return self.rule_a(name, page)
+            if name in self.parameters and ("." in name or code):
+                return f'<a href="{self.url(self.parameter_target(name), page)}"><code>{name}</code></a>'
+            if name in self.conflicts:
+                return f'<a href="{self.url(self.conflict_target(name), page)}">{name}</a>'
+            return f"<code>{escape(name)}</code>" if code else escape(name)
+
+        return scan(" ".join(str(text).split()), code=lambda body, span: word(body, True),
+                    name=lambda name: word(name, False), plain=lambda part: escape(part, quote=False),
+                    keep=lambda part: escape(part, quote=False))
 
 
 def table_cell(text: str) -> str:

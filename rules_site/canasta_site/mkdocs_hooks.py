@@ -24,7 +24,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from canasta_site.cards import ShortcodeError, expand_shortcodes, stylesheet
+from canasta_site.cards import ShortcodeError, render_shortcode, stylesheet
 from canasta_conformance.spec import SpecError
 from canasta_site.pages import Site, build_site
 
@@ -85,12 +85,15 @@ def on_files(files: Files, config: Any) -> Files:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     assert _site is not None and _site.linker is not None
     path = page.file.src_uri
+    if path in _site.pages:  # generated: linked and drawn already
+        return markdown
+    markdown = markdown.replace(COUNTS, _site.counts_text())
     try:
-        markdown = expand_shortcodes(markdown, _site.slot)
+        return _site.linker.markdown(markdown, path, bare=False,
+                                     shortcode=lambda kind, body: _site.slot(render_shortcode(kind, body)))
     except ShortcodeError as error:
         log.warning("canasta: %s: %s", path, error)
-    markdown = markdown.replace(COUNTS, _site.counts_text())
-    return _site.linker.link_backticked(markdown, path)
+        return markdown
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
