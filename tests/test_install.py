@@ -69,3 +69,15 @@ def test_an_engine_program_runs_through_the_installed_canasta_serve(installed, o
     )
     assert suite.returncode == 0, suite.stdout[-3000:]
     assert " passed" in suite.stdout.splitlines()[-1] and "protocol violation" not in suite.stdout
+
+
+def test_the_wheel_carries_the_corpus_exported_as_json(installed, outside, root):
+    code = "import canasta_conformance, pathlib; print(pathlib.Path(canasta_conformance.__file__).parent / '_data' / 'export')"
+    result = run(installed / "bin" / "python", "-c", code, cwd=outside, env=clean_env())
+    assert result.returncode == 0, result.stderr
+    export = Path(result.stdout.strip())
+    import json
+
+    manifest = json.loads((export / "manifest.json").read_text(encoding="utf-8"))
+    assert len(manifest["scenarios"]) == len(list((root / "scenarios").rglob("*.yaml")))
+    assert all((export / entry["file"]).is_file() for entry in manifest["scenarios"])

@@ -143,6 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--quiet", action="store_true", help="no progress line")
     fuzz.set_defaults(handler=_fuzz)
 
+    export = commands.add_parser(
+        "export", help="write the corpus as JSON for runners in any language (a manifest and one file per scenario)",
+        description="Write the scenario corpus as JSON into DIR: manifest.json (variants resolved to their full "
+        "parameter sets, one entry per scenario) and scenarios/AREA/ID.json; docs/guides/writing-a-runner.md "
+        "says how to run them.",
+    )
+    export.add_argument("directory", type=Path, metavar="DIR", help="the folder to write (created if needed)")
+    export.add_argument("--scenarios", type=Path, default=None, metavar="PATH", help="scenario folder (default: the installed corpus)")
+    export.set_defaults(handler=_export)
+
     play = commands.add_parser(
         "play", help="play a whole game between random legal players (reference engine), or replay a record",
         description="Play a whole game between random legal players on the reference engine and print a "
@@ -319,6 +329,20 @@ def _fuzz(args: argparse.Namespace, extra: list[str]) -> int:
     from .fuzz_cli import run_fuzz
 
     return run_fuzz(args)
+
+
+def _export(args: argparse.Namespace, extra: list[str]) -> int:
+    from .export import ExportError, export_corpus
+    from .spec import SpecError
+
+    try:
+        written = export_corpus(args.directory, scenarios_root=args.scenarios)
+    except (ExportError, SpecError) as error:
+        print(f"canasta export: {error}", file=sys.stderr)
+        return 1
+    manifest = written.manifest
+    print(f"{len(manifest['scenarios'])} scenarios and {len(manifest['variants'])} variants written to {args.directory}")
+    return 0
 
 
 def _play(args: argparse.Namespace, extra: list[str]) -> int:

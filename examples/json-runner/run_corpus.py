@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""A conformance runner that needs nothing of this project but its JSON export.
+
+It reads the folder written by ``canasta export DIR`` and drives an engine program over the
+JSON-lines protocol (docs/protocol.md), following docs/guides/writing-a-runner.md step by step.
+It uses Python's standard library only, so it reads as a model for a runner in any language::
+
+    canasta export corpus/
+    python examples/json-runner/run_corpus.py corpus/ --engine-cmd "canasta serve"
+
+It prints one line per scenario that did not pass and a summary; ``--json FILE`` writes every
+scenario's status. The exit code is 1 when a scenario failed or ended in an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+PER_SEAT_OR_SIDE = ("hands", "red_threes")
+
+
+class Failed(Exception):
+    """The engine did something the scenario does not allow."""
+
+
+class Unsupported(Exception):
+    """The engine answered ``unsupported``."""
+
+
+class EngineError(Exception):
+    """The engine reported an error, exited, or answered something unreadable."""
+
+
+class Engine:
+    """One engine process, spoken to one request at a time."""
+
+    def __init__(self, command: str) -> None:
+        self.process = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.seq = 0
+        reply = self.call("handshake", protocol=1)
+        if reply.get("protocol") != 1:
+            raise EngineError(f"the engine speaks protocol {reply.get('protocol')!r}")
+        self.capabilities: dict[str, Any] = reply["engine"]
+
+    def call(self, op: str, **fields: Any) -> dict[str, Any]:
+        self.seq += 1
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps({"seq": self.seq, "op": op, **fields}) + "\n")
+            self.process.stdin.flush()
+        except OSError as error:
+            raise EngineError(f"cannot write to the engine: {error}") from None
+        line = self.process.stdout.readline()
+        if not line:
+            raise EngineError(f"the engine exited while answering {op}")
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            raise EngineError(f"the engine answered {op} with a line that is not JSON") from None
+        if reply.get("seq") != self.seq:
+            raise EngineError(f"the reply to {op} has seq {reply.get('seq')!r}, the request had {self.seq}")
+        if "error" in reply:
+            raise EngineError(f"the engine reported an error in {op}: {reply['error'].get('message')}")
+        if reply.get("unsupported"):
+            raise Unsupported(reply.get("message") or op)
+        return reply
+
+    def stop(self) -> None:
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.write(json.dumps({"seq": self.seq + 1, "op": "stop"}) + "\n")
+            self.process.stdin.close()
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+
+
+# ---- comparing, as the guide defines it
+
+
+def multiset(cards: list[str] | None) -> list[str]:
+    return sorted(cards or [])
+
+
+def melds_multiset(melds: list[list[str]] | None) -> list[list[str]]:
+    return sorted(sorted(meld) for meld in melds or [])
+
+
+def position_differences(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
+    """Every key of the partial ``expected`` position that ``actual`` does not match."""
+    out = []
+    for key, want in expected.items():
+        if key in PER_SEAT_OR_SIDE or key == "melds":
+            got_all = actual.get(key) or []
+            same = melds_multiset if key == "melds" else multiset
+            for index, item in enumerate(want):
+                got = got_all[index] if index < len(got_all) else []
+                if item is not None and same(item) != same(got):
+                    out.append(f"{key}[{index}]: expected {item}, actual {got}")
+        elif key == "hand_counts":
+            counts = [len(hand) for hand in actual.get("hands") or []]
+            for seat, count in enumerate(want):
+                if count is not None and (seat >= len(counts) or counts[seat] != count):
+                    out.append(f"hand_counts[{seat}]: expected {count}")
+        elif key in ("stock_count", "pile_count"):
+            got_count = len(actual.get(key.replace("_count", "")) or [])
+            if got_count != want:
+                out.append(f"{key}: expected {want}, actual {got_count}")
+        elif key == "facts":
+            facts = actual.get("facts") or {}
+            for fact, value in want.items():
+                got_fact = facts.get(fact)
+                if isinstance(value, list):
+                    if sorted(map(str, value)) != sorted(map(str, got_fact or [])):
+                        out.append(f"facts.{fact}: expected {value}, actual {got_fact}")
+                elif value != got_fact:
+                    out.append(f"facts.{fact}: expected {value!r}, actual {got_fact!r}")
+        elif key == "ended" and want is not None and actual.get("ended") is not None:
+            for item, value in want.items():
+                if actual["ended"].get(item) != value:
+                    out.append(f"ended.{item}: expected {value!r}, actual {actual['ended'].get(item)!r}")
+        elif actual.get(key) != want:  # pile and stock in order, turn, phase, scores, dealer ...
+            out.append(f"{key}: expected {want!r}, actual {actual.get(key)!r}")
+    return out
+
+
+def same_position(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whole positions: equal, hands, melds and red threes compared as multisets."""
+    def canonical(position: dict[str, Any]) -> dict[str, Any]:
+        out = dict(position)
+        for key in PER_SEAT_OR_SIDE:
+            out[key] = [multiset(cards) for cards in position.get(key) or []]
+        out["melds"] = [melds_multiset(melds) for melds in position.get("melds") or []]
+        return out
+
+    return canonical(before) == canonical(after)
+
+
+def canonical_action(action: Any) -> str:
+    """An action as a comparable text: the cards of ``take`` and of each meld group sorted (the
+    order of the groups counts), digit ranks as text."""
+    def group(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {**item, "rank": str(item.get("rank")), "cards": sorted(item.get("cards") or [])}
+        return sorted(item)
+
+    action = dict(action)
+    if action.get("type") == "take":
+        action["cards"] = sorted(action.get("cards") or [])
+    if "melds" in action:
+        action["melds"] = [group(item) for item in action["melds"]]
+    return json.dumps(action, sort_keys=True)
+
+
+# ---- running
+
+
+def unsupported_reason(scenario: dict[str, Any], capabilities: dict[str, Any]) -> str | None:
+    if scenario["variant"] not in capabilities.get("variants", []):
+        return f"the engine does not support variant {scenario['variant']!r}"
+    options = capabilities.get("options", [])
+    missing = sorted(set(scenario["options"]) - set(options)) if "*" not in options else []
+    if missing:
+        return f"the engine does not support option(s) {', '.join(missing)}"
+    features = sorted(set(scenario["requires"]) - set(capabilities.get("features", [])))
+    if features:
+        return f"the engine does not declare {', '.join(features)}"
+    return None
+
+
+def check_outcome(expect: dict[str, Any], outcome: dict[str, Any]) -> None:
+    status = outcome.get("status")
+    if expect["outcome"] == "rejected":
+        if status != "rejected":
+            raise Failed(f"expected a rejection citing {' or '.join(expect['violates'])}, the engine answered {status}")
+        if expect["violates"] and outcome.get("rule") not in expect["violates"]:
+            raise Failed(f"expected a rejection citing {' or '.join(expect['violates'])}, the engine cited {outcome.get('rule')}")
+    elif status != expect["outcome"]:
+        raise Failed(f"expected the action to be {expect['outcome']}, the engine answered {status}")
+
+
+def run_step(engine: Engine, step: dict[str, Any]) -> None:
+    expect = step["expect"]
+    if step["action"] is not None:
+        before = engine.call("observe")["position"] if expect["outcome"] != "accepted" else None
+        check_outcome(expect, engine.call("apply", action=step["action"])["outcome"])
+        if before is not None and not same_position(before, engine.call("observe")["position"]):
+            raise Failed("the rejected action changed the position")
+    if "position" in expect or "hand_over" in expect:
+        position = engine.call("observe")["position"]
+        differences = position_differences(expect.get("position") or {}, position)
+        if "hand_over" in expect and (position.get("phase") == "over") != expect["hand_over"]:
+            differences.append(f"hand_over: expected {expect['hand_over']}")
+        if differences:
+            raise Failed("the position differs: " + "; ".join(differences))
+    if "score" in expect or "game" in expect:
+        sheet = engine.call("score")["score"]
+        for side, want in enumerate(expect.get("score") or []):
+            got = sheet["sides"][side] if side < len(sheet["sides"]) else {}
+            wrong = [f"score[{side}].{k}" for k, v in want.items() if got.get(k) != v]
+            if wrong:
+                raise Failed("the score sheet differs: " + ", ".join(wrong))
+        for key, want in (expect.get("game") or {}).items():
+            if (sheet.get("game_over") if key == "over" else sheet.get("winner")) != want:
+                raise Failed(f"game.{key}: expected {want!r}")
+    if "legal_actions" in expect:
+        listed = {canonical_action(a) for a in engine.call("legal_actions")["actions"]}
+        missing = [a for a in expect["legal_actions"]["includes"] if canonical_action(a) not in listed]
+        wrong = [a for a in expect["legal_actions"]["excludes"] if canonical_action(a) in listed]
+        if missing or wrong:
+            raise Failed(f"legal_actions differs: {len(missing)} missing, {len(wrong)} listed but illegal")
+
+
+def run_scenario(engine: Engine, scenario: dict[str, Any]) -> tuple[str, str]:
+    reason = unsupported_reason(scenario, engine.capabilities)
+    if reason:
+        return "unsupported", reason
+    start = dict(scenario["start"])
+    try:
+        engine.call(start.pop("op"), **start)
+        for number, step in enumerate(scenario["steps"], 1):
+            try:
+                run_step(engine, step)
+            except Failed as failure:
+                return "failed", f"step {number}: {failure}"
+    except Unsupported as unsupported:
+        return "unsupported", f"the engine does not support a step of this scenario: {unsupported}"
+    except EngineError as error:
+        return "error", str(error)
+    return "passed", ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", type=Path, help="a folder written by 'canasta export'")
+    parser.add_argument("--engine-cmd", required=True, help="the engine program, e.g. 'canasta serve'")
+    parser.add_argument("--json", type=Path, help="write {scenario id: status} to this file")
+    args = parser.parse_args(argv)
+    manifest = json.loads((args.corpus / "manifest.json").read_text(encoding="utf-8"))
+    results: dict[str, dict[str, str]] = {}
+    engine: Engine | None = None
+    for entry in manifest["scenarios"]:
+        scenario = json.loads((args.corpus / entry["file"]).read_text(encoding="utf-8"))
+        if engine is None:
+            engine = Engine(args.engine_cmd)
+        status, message = run_scenario(engine, scenario)
+        results[scenario["id"]] = {"status": status, "message": message}
+        if status != "passed":
+            print(f"{status.upper()} {scenario['id']}: {message}")
+        if status == "error":  # a fresh process for the next scenario
+            engine.stop()
+            engine = None
+    if engine is not None:
+        engine.stop()
+    counts = Counter(result["status"] for result in results.values())
+    print(", ".join(f"{counts[s]} {s}" for s in ("passed", "failed", "error", "unsupported")) + f" of {len(results)} scenarios")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return 1 if counts["failed"] or counts["error"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

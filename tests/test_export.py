@@ -1,0 +1,166 @@
+"""`canasta export`: the corpus as JSON, run by a runner that knows nothing of this package."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from canasta_conformance.data import scenarios_dir
+from canasta_conformance.scenario import load_scenarios, scenario_files
+from canasta_conformance.spec import load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "examples" / "json-runner" / "run_corpus.py"
+SPEC = load_spec()
+
+#: an engine that differs from the reference engine in ways each comparison of the runner must
+#: catch: it declares neither 'legal_actions' nor classic-2p, shows the stock in reverse, and accepts taking a blocked pile
+BROKEN_ENGINE = '''
+from dataclasses import replace
+
+from canasta_conformance.model import Outcome, Position
+from canasta_reference import create_engine as reference
+
+
+class Broken:
+    def __init__(self):
+        self.inner = reference()
+
+    def capabilities(self):
+        caps = self.inner.capabilities()
+        return replace(caps, variants=tuple(v for v in caps.variants if v != "classic-2p"),
+                       features=tuple(f for f in caps.features if f != "legal_actions"))
+
+    def load(self, position):
+        self.inner.load(position)
+
+    def apply(self, action):
+        outcome = self.inner.apply(action)
+        if outcome.status == "rejected" and outcome.rule == "pile.blocked.wild-top":
+            return Outcome("accepted")
+        return outcome
+
+    def observe(self):
+        position = self.inner.observe()
+        data = position.to_json()
+        data["stock"] = list(reversed(data["stock"]))
+        return Position.from_json(data)
+
+    def score(self):
+        return self.inner.score()
+
+    def legal_actions(self):
+        return self.inner.legal_actions()
+
+
+def create_engine():
+    return Broken()
+'''
+
+
+def env(*paths: Path) -> dict[str, str]:
+    extra = [str(p) for p in paths]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([*extra, *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+def export(target: Path, scenarios: Path | None = None) -> dict[str, object]:
+    command = [sys.executable, "-m", "canasta_conformance", "export", str(target)]
+    if scenarios is not None:
+        command += ["--scenarios", str(scenarios)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env())
+    assert done.returncode == 0, done.stderr
+    return json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+
+
+def harness_statuses(engine: list[str], scenarios: Path, tmp: Path, *paths: Path) -> dict[str, str]:
+    report = tmp / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "canasta_conformance", "run", *engine, "--scenarios", str(scenarios),
+         "--canasta-report", str(report), "-p", "no:randomly", "-p", "no:xdist"],
+        capture_output=True, text=True, timeout=900, env=env(*paths), cwd=tmp,
+    )
+    assert report.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    return {r["id"]: r["status"] for r in json.loads(report.read_text(encoding="utf-8"))["results"]}
+
+
+def runner_statuses(corpus: Path, engine_cmd: str, tmp: Path, *paths: Path) -> dict[str, str]:
+    out = tmp / "runner.json"
+    # no PYTHONPATH for the runner itself: it must not need this project
+    done = subprocess.run([sys.executable, str(RUNNER), str(corpus), "--engine-cmd", engine_cmd, "--json", str(out)],
+                          capture_output=True, text=True, timeout=900, env=env(*paths), cwd=tmp)
+    assert out.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    return {sid: r["status"] for sid, r in json.loads(out.read_text(encoding="utf-8")).items()}
+
+
+def serve(*arguments: str) -> str:
+    return " ".join([sys.executable, "-m", "canasta_conformance", "serve", *arguments])
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
+    target = tmp_path_factory.mktemp("export")
+    return target, export(target)
+
+
+def test_the_manifest_lists_every_scenario_and_every_variant_resolved(corpus):
+    target, manifest = corpus
+    scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+    assert problems == []
+    entries = {e["id"]: e for e in manifest["scenarios"]}  # type: ignore[attr-defined]
+    assert set(entries) == {s.id for s in scenarios}
+    for scenario in scenarios:
+        entry = entries[scenario.id]
+        assert (target / entry["file"]).is_file()
+        assert entry["variant"] == scenario.variant and entry["rules"] == list(scenario.rules)
+        assert ("deal" in entry["requires"]) == (scenario.deal is not None or "deal" in scenario.requires)
+    assert manifest["spec_version"] == SPEC.version and manifest["protocol"] == 1
+    variants = manifest["variants"]  # type: ignore[index]
+    assert set(variants) == set(SPEC.variants)
+    for name, variant in variants.items():
+        # every parameter of the catalogue, not only the variant file's overrides
+        assert set(variant["parameters"]) == set(SPEC.parameters), name
+    assert variants["classic-2p"]["parameters"]["players"] == 2 and variants["classic"]["parameters"]["players"] == 4
+
+
+def test_a_scenario_file_is_what_a_runner_sends_and_compares(corpus):
+    target, _ = corpus
+    data = json.loads((target / "scenarios" / "pile" / "pile-wild-top-blocks-take.json").read_text(encoding="utf-8"))
+    assert data["start"]["op"] == "load"
+    position = data["start"]["position"]
+    assert position["variant"] == "classic" and position["phase"] in ("draw", "play") and "facts" in position
+    rejected = [s for s in data["steps"] if s["expect"]["outcome"] == "rejected"]
+    assert rejected and rejected[0]["expect"]["violates"] == ["pile.blocked.wild-top"]
+    assert rejected[0]["action"]["type"] == "take"
+
+
+def test_the_runner_needs_only_the_standard_library():
+    tree = ast.parse(RUNNER.read_text(encoding="utf-8"))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
+
+
+def test_a_runner_reading_only_the_export_gets_the_results_of_canasta_run(corpus, tmp_path):
+    target, _ = corpus
+    expected = harness_statuses(["--engine-cmd", serve()], scenarios_dir(), tmp_path)
+    got = runner_statuses(target, serve(), tmp_path)
+    assert got == expected
+    assert set(got.values()) == {"passed"} and len(got) > 300
+
+
+def test_the_runner_and_canasta_run_fail_the_same_scenarios_of_a_broken_engine(tmp_path):
+    (tmp_path / "broken_engine.py").write_text(BROKEN_ENGINE)
+    target = tmp_path / "export"
+    export(target, scenarios_dir() / "pile")
+    expected = harness_statuses(["--engine", "broken_engine:create_engine"], scenarios_dir() / "pile", tmp_path, tmp_path)
+    got = runner_statuses(target, serve("--engine", "broken_engine:create_engine"), tmp_path, tmp_path)
+    assert got == expected
+    counts = {status: sum(1 for s in got.values() if s == status) for status in set(got.values())}
+    assert counts.get("failed", 0) >= 3 and counts.get("passed", 0) >= 10 and counts.get("unsupported", 0) >= 1
+    assert got["pile-wild-top-blocks-take"] == "failed"
