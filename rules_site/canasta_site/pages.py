@@ -33,7 +33,7 @@ from .links import (
     CONFLICTS, PARAMETERS, REPORT, RULES_INDEX, SCENARIOS_INDEX, SCHEMAS_INDEX, SOURCES, VARIANTS,
     Linker, parameter_anchor, rel, rule_page, scenario_area_page, scenario_page, table_cell,
 )
-from .runs import STATUSES, Report, Trace, run_report
+from .runs import Report, Trace, report_statuses, run_report
 from .schemadoc import SchemaFile, SchemaWriter, schema_files
 
 Nav = list[tuple[str, str]]
@@ -584,12 +584,19 @@ class Pages:
             return
         caps = report.capabilities
         totals = report.totals
-        statuses = [*STATUSES, *sorted(s for s in totals if s not in STATUSES)]
+        statuses = [*report_statuses(), *sorted(s for s in totals if s not in report_statuses())]
+        tiers: dict[str, Counter[str]] = {}
+        for result in report.results.values():
+            tier = getattr(result, "tier", None)
+            if tier is not None:
+                tiers.setdefault(str(getattr(tier, "name", tier)), Counter())[result.status] += 1
         areas = [{"title": self.area_title(area), "page": scenario_area_page(area), "counts": counts, "total": sum(counts.values())}
                  for area, counts in report.counts_by_area(self.site.scenarios).items()]
         by_id = {s.id: s for s in self.site.scenarios}
         self.add(REPORT, "report.md.j2", report=report, engine=f"{caps.name} {caps.version}" if caps else report.engine,
                  spec_version=self.spec.version, statuses=statuses, totals=totals, areas=areas,
+                 tiers=[(name, tiers[name]) for name in sorted(tiers, key=lambda t: (t != "core", t))],
+                 differing=[(by_id[r.scenario], r) for r in report.results.values() if r.status == "rule-differs"],
                  failures=[(by_id[r.scenario], r) for r in report.results.values() if not r.ok],
                  unsupported=[r for r in report.results.values() if r.status == "unsupported"],
                  rule_count=len(self.spec.rules),

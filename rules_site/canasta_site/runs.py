@@ -11,14 +11,16 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from typing import Any
+from typing import Any, get_args
 
 from canasta_conformance.engine import Capabilities, DealSetup, Engine, EngineFactory
 from canasta_conformance.model import Action, Outcome, Position, ScoreSheet
-from canasta_conformance.runner import Result, run_scenario
+from canasta_conformance.runner import Result, Status, run_scenario
 from canasta_conformance.scenario import Scenario
 
-STATUSES = ("passed", "failed", "error", "unsupported")
+def report_statuses() -> tuple[str, ...]:
+    """Every status the runner gives a scenario, in its order (a column each in the report)."""
+    return get_args(Status)
 #: longest a scenario may run in-process before it counts as an error (a hanging engine must not
 #: hang the site build)
 TIME_LIMIT = 10.0
