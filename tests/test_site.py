@@ -149,6 +149,22 @@ def test_the_table_draws_a_whole_position():
     assert "\n" not in html and "|" not in html  # fits in a Markdown table cell
 
 
+def test_talons_and_a_wild_card_canasta_are_drawn():
+    position = Position.from_json({
+        "variant": "modern-american", "hands": [["4C"], ["6C"], ["TH", "TS"], ["JH"]],
+        "melds": [[["JK", "JK", "2C", "2D", "2H", "2S", "JK"]], []], "pile": ["9S"], "stock": ["QC"],
+        "talons": [["AC", "AD", "AH", "AS"], ["KC", "KD", "KH"]],
+    })
+    table = Table(SPEC.variant_rules("modern-american"))
+    html = table.position(position)
+    assert "wild-card canasta" in html and "Talons" in html
+    assert 'aria-label="Next talon of 4 cards, face down"' in html and 'aria-label="Talon 2 of 3 cards, face down"' in html
+    talons = html[html.index("Talons"):]
+    assert re.findall(r'data-card="(\w\w)"', talons)[:7] == ["AC", "AD", "AH", "AS", "KC", "KD", "KH"]
+    expected = table.expected({"talons": [["KC", "KD", "KH"]]})
+    assert "Next talon of 3 cards" in expected
+
+
 # --------------------------------------------------------------------------------------------
 # Links
 

@@ -105,6 +105,10 @@ def position_differences(expected: dict[str, Any], actual: dict[str, Any]) -> li
                 got = got_all[index] if index < len(got_all) else []
                 if item is not None and same(item) != same(got):
                     out.append(f"{key}[{index}]: expected {item}, actual {got}")
+        elif key == "talons":  # next first; each talon a multiset
+            got_talons = actual.get("talons") or []
+            if len(want) != len(got_talons) or any(multiset(t) != multiset(g) for t, g in zip(want, got_talons)):
+                out.append(f"talons: expected {want}, actual {got_talons}")
         elif key == "hand_counts":
             counts = [len(hand) for hand in actual.get("hands") or []]
             for seat, count in enumerate(want):
@@ -139,6 +143,8 @@ def same_position(before: dict[str, Any], after: dict[str, Any]) -> bool:
         for key in PER_SEAT_OR_SIDE:
             out[key] = [multiset(cards) for cards in position.get(key) or []]
         out["melds"] = [melds_multiset(melds) for melds in position.get("melds") or []]
+        if "talons" in position:
+            out["talons"] = [multiset(talon) for talon in position["talons"]]
         return out
 
     return canonical(before) == canonical(after)
@@ -146,10 +152,11 @@ def same_position(before: dict[str, Any], after: dict[str, Any]) -> bool:
 
 def canonical_action(action: Any) -> str:
     """An action as a comparable text: the cards of ``take`` and of each meld group sorted (the
-    order of the groups counts), digit ranks as text."""
+    order of the groups counts), ranks as text (``7`` is ``"7"``, ``WILD`` is ``wild``)."""
     def group(item: Any) -> Any:
         if isinstance(item, dict):
-            return {**item, "rank": str(item.get("rank")), "cards": sorted(item.get("cards") or [])}
+            rank = str(item.get("rank"))
+            return {**item, "rank": "wild" if rank.upper() == "WILD" else rank, "cards": sorted(item.get("cards") or [])}
         return sorted(item)
 
     action = dict(action)
@@ -205,7 +212,7 @@ def run_step(engine: Engine, step: dict[str, Any]) -> None:
         sheet = engine.call("score")["score"]
         for side, want in enumerate(expect.get("score") or []):
             got = sheet["sides"][side] if side < len(sheet["sides"]) else {}
-            wrong = [f"score[{side}].{k}" for k, v in want.items() if got.get(k) != v]
+            wrong = [f"score[{side}].{k}" for k, v in want.items() if got.get(k, 0) != v]  # a missing line is 0
             if wrong:
                 raise Failed("the score sheet differs: " + ", ".join(wrong))
         for key, want in (expect.get("game") or {}).items():

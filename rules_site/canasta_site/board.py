@@ -39,7 +39,9 @@ class Table:
         rank = meld_rank(meld, self.wild)
         tag = ""
         if self.rules.is_canasta(meld):
-            tag = f'<span class="cc-tag">{"natural" if self.rules.is_natural_canasta(meld) else "mixed"} canasta</span>'
+            kind = ("wild-card" if all(self.rules.is_wild(c) for c in meld)
+                    else "natural" if self.rules.is_natural_canasta(meld) else "mixed")
+            tag = f'<span class="cc-tag">{kind} canasta</span>'
         label = f"Meld of {_rank_name(rank)}, {len(meld)} cards"
         return f'<span class="cc-meld">{cards_html(meld, fan=True, label=label)}{tag}</span>'
 
@@ -59,6 +61,18 @@ class Table:
         else:
             shown = f"<span>top first:</span> {shown}"
         return f'<span class="cc-stock">{back}{shown}</span>'
+
+    def talons(self, talons: Sequence[Sequence[Card]]) -> str:
+        """The bonus talons not yet taken (Modern American), the next one first: each a face-down
+        stack with its cards shown beside it."""
+        if not talons:
+            return f'<span class="cc-talons">{_empty("Talons")}</span>'
+        out = []
+        for index, talon in enumerate(talons):
+            what = "Next talon" if index == 0 else f"Talon {index + 1}"
+            back = back_html(len(talon), f"{what} of {len(talon)} card{'s' if len(talon) != 1 else ''}, face down")
+            out.append(f'<span class="cc-talon">{back}{cards_html(talon, fan=True, label=f"{what}, its cards")}</span>')
+        return f'<span class="cc-talons">{"".join(out)}</span>'
 
     def side_name(self, side: int) -> str:
         seats = [s for s in range(self.players) if s % self.sides == side]
@@ -85,6 +99,9 @@ class Table:
         rows.append(_head("Centre"))
         rows.append(_row("Discard pile <small>bottom → top</small>", self.pile(position.pile)))
         rows.append(_row("Stock", self.stock(position.stock)))
+        talons = getattr(position, "talons", ())
+        if talons:
+            rows.append(_row("Talons <small>next first</small>", self.talons(talons)))
         rows.append(f'<div class="cc-facts">{self._facts(position)}</div>')
         return f'<div class="cc-table" role="group" aria-label="{escape(caption or "Position")}">{"".join(rows)}</div>'
 
@@ -119,6 +136,9 @@ class Table:
         if position.ended is not None:
             end = position.ended
             how = "went out" + (" concealed" if end.concealed else "") if end.reason == "went_out" else "stock exhausted"
+            special = getattr(end, "special_hand", None)
+            if special:
+                how += f" with a special hand ({escape(str(special).replace('_', ' '))})"
             parts.append(f"<b>hand ended</b> {how}" + (f" (seat {end.seat})" if end.seat is not None else ""))
         return " · ".join(parts)
 
@@ -146,6 +166,8 @@ class Table:
             rows.append(_row("Stock", self.stock(_parse(raw["stock"]))))
         if "stock_count" in raw:
             rows.append(_row("Cards in the stock", str(raw["stock_count"])))
+        if "talons" in raw:
+            rows.append(_row("Talons <small>next first</small>", self.talons([_parse(t) for t in raw["talons"]])))
         facts = []
         for key in ("phase", "turn", "dealer"):
             if key in raw:
@@ -186,6 +208,11 @@ class Table:
             return "declines the discard pile (the stock is exhausted)"
         if isinstance(action, NextHand):
             return f"deals the next hand from a deck of {len(action.deck)} cards {self.stock(action.deck, what='Deck')}"
+        if action.type == "special_hand":
+            kind = str(getattr(action, "kind", "")).replace("_", " ")
+            discard = getattr(action, "discard", None)
+            return (f"lays the whole hand down as a special hand ({escape(kind)})"
+                    + (f" and discards {cards_html([discard])}" if discard is not None else ""))
         if action.type == "ask":
             return "asks partner: “may I go out?”"
         return escape(action.type)
@@ -194,7 +221,10 @@ class Table:
         out = []
         for group in groups:
             drawn = cards_html(group.cards, label="Meld group")
-            out.append(f"{drawn} <small>(on the {_rank_name(group.rank)})</small>" if group.rank else drawn)
+            if group.rank == "wild" or (group.rank is None and all(c.rank in self.wild for c in group.cards)):
+                out.append(f"{drawn} <small>(the wild-card meld)</small>")
+            else:
+                out.append(f"{drawn} <small>(on the {_rank_name(group.rank)})</small>" if group.rank else drawn)
         return _join(out)
 
 

@@ -534,7 +534,7 @@ class Pages:
             action_html = table.action(step.action, before=before)
         score = None
         if expect.score is not None:
-            keys = [k for k in ("canastas", "red_threes", "going_out", "melded", "in_hand", "total", "cumulative")
+            keys = [k for k in ("canastas", "red_threes", "going_out", "melded", "in_hand", "special_hand", "penalties", "total", "cumulative")
                     if any(k in s for s in expect.score)]
             score = {"columns": keys, "rows": expect.score}
         game = []
