@@ -15,12 +15,9 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from html import escape
 from pathlib import Path
 from typing import Any
-
-import jinja2
 
 from canasta_conformance.data import scenarios_dir, schema_dir
 from canasta_conformance.engine import DEFAULT_ENGINE, EngineFactory, resolve_factory
@@ -35,6 +32,7 @@ from .links import (
 )
 from .runs import Report, Trace, report_statuses, run_report
 from .schemadoc import SchemaFile, SchemaWriter, schema_files
+from .templating import render, templates
 
 Nav = list[tuple[str, str]]
 _SLOT = re.compile(r"<!--cc:(\d+)-->")
@@ -170,26 +168,10 @@ def readable(value: Any) -> str:
     return value_text(value)
 
 
-@cache
-def templates() -> jinja2.Environment:
-    """The page templates (Markdown with some HTML: nothing is escaped unless a template asks)."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("canasta_site", "templates"),
-        autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-        # {#anchor} is Markdown (an attribute list), so comments are written {## ... ##}
-        comment_start_string="{##", comment_end_string="##}",
-    )
-    env.filters.update(md=_md, h=_h, cell=table_cell, value=value_text, diff=_diff,
-                       json=lambda v: json.dumps(v, ensure_ascii=False))
-    env.globals.update(RULES_INDEX=RULES_INDEX, VARIANTS=VARIANTS, PARAMETERS=PARAMETERS, REPORT=REPORT,
-                       rule_page=rule_page, scenario_page=scenario_page, scenario_area_page=scenario_area_page,
-                       badge=badge)
-    return env
-
-
-def render(template: str, **context: Any) -> str:
-    return templates().get_template(template).render(**context)
+templates().filters.update(md=_md, h=_h, cell=table_cell, value=value_text, diff=_diff)
+templates().globals.update(RULES_INDEX=RULES_INDEX, VARIANTS=VARIANTS, PARAMETERS=PARAMETERS, REPORT=REPORT,
+                           rule_page=rule_page, scenario_page=scenario_page, scenario_area_page=scenario_area_page,
+                           badge=badge)
 
 
 class PageLinks:

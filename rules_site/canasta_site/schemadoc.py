@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .links import rel, schema_page
+from .templating import render
 from .links import table_cell as _cell
 
 #: how schema files are grouped on the reference index (a name not listed goes to "Other")
@@ -175,41 +176,21 @@ class SchemaWriter:
     def page(self, schema_file: SchemaFile) -> str:
         data = schema_file.data
         page = schema_file.page
-        lines = [
-            "---",
-            f"title: {json.dumps(schema_file.title)}",
-            "---",
-            "",
-            f"# {schema_file.title}",
-            "",
-            f"`spec/{schema_file.relpath}` ({_draft(data)}). Every key below is generated from the schema file; "
-            "editors that read the file's modeline complete and check the same keys.",
-            "",
-        ]
         top = {k: v for k, v in data.items() if k not in ("definitions", "$defs", "title", "$schema", "$id")}
-        if top:
-            lines += ["## The file", "", self.describe(top, schema_file, page), ""]
         definitions = data.get("definitions") or data.get("$defs") or {}
-        if definitions:
-            lines += ["## Definitions", ""]
-            for name, sub in definitions.items():
-                lines += [f"### `{name}` {{#{anchor(name)}}}", "", self.describe(sub, schema_file, page) or "Any value.", ""]
-        return "\n".join(lines)
+        return render("schema.md.j2", file=schema_file, draft=_draft(data),
+                      top=self.describe(top, schema_file, page) if top else "",
+                      definitions=[(name, anchor(name), self.describe(sub, schema_file, page) or "Any value.")
+                                   for name, sub in definitions.items()])
 
     def index(self, page: str, intro: str) -> str:
-        lines = [intro, ""]
         groups: dict[str, list[SchemaFile]] = {}
         for f in self.files:
             groups.setdefault(f.group, []).append(f)
         order = [g for g, _ in GROUPS] + sorted(g for g in groups if g not in {n for n, _ in GROUPS})
-        for group in order:
-            if group not in groups:
-                continue
-            lines += [f"## {group}", "", "| schema | file | describes |", "| --- | --- | --- |"]
-            for f in groups[group]:
-                lines.append(f"| [{f.title}]({rel(f.page, page)}) | `spec/{f.relpath}` | {_cell(_first_sentence(f.data.get('description', '')))} |")
-            lines.append("")
-        return "\n".join(lines)
+        rows = [(group, [(f, rel(f.page, page), _cell(_first_sentence(f.data.get("description", "")))) for f in groups[group]])
+                for group in order if group in groups]
+        return render("schemas_index.md.j2", intro=intro, groups=rows)
 
 
 def _inline_object(schema: Any) -> bool:
