@@ -20,7 +20,8 @@ RUNNER = ROOT / "examples" / "json-runner" / "run_corpus.py"
 SPEC = load_spec()
 
 #: an engine that differs from the reference engine in ways each comparison of the runner must
-#: catch: it declares neither 'legal_actions' nor classic-2p, shows the stock in reverse, and accepts taking a blocked pile
+#: catch: it declares neither 'legal_actions' nor classic-2p, shows the stock in reverse, accepts
+#: taking a blocked pile, cites an unrelated rule for one rejection and a broader rule for another
 BROKEN_ENGINE = '''
 from dataclasses import replace
 
@@ -44,6 +45,10 @@ class Broken:
         outcome = self.inner.apply(action)
         if outcome.status == "rejected" and outcome.rule == "pile.blocked.wild-top":
             return Outcome("accepted")
+        if outcome.status == "rejected" and outcome.rule == "pile.frozen.add-not-enough":
+            return Outcome("rejected", "turn.phase", outcome.message)  # another rule: rule-differs
+        if outcome.status == "rejected" and outcome.rule == "pile.frozen.no-wild-in-pair":
+            return Outcome("rejected", "pile.frozen.take-with-natural-pair", outcome.message)  # broader: agrees
         return outcome
 
     def observe(self):
@@ -136,6 +141,10 @@ def test_a_scenario_file_is_what_a_runner_sends_and_compares(corpus):
     assert position["variant"] == "classic" and position["phase"] in ("draw", "play") and "facts" in position
     rejected = [s for s in data["steps"] if s["expect"]["outcome"] == "rejected"]
     assert rejected and rejected[0]["expect"]["violates"] == ["pile.blocked.wild-top"]
+    assert data["tier"] in ("core", "reading")
+    narrowing = json.loads((target / "scenarios" / "pile" / "pile-frozen-two-wilds-rejected.json").read_text(encoding="utf-8"))
+    step = next(s for s in narrowing["steps"] if s["expect"].get("violates") == ["pile.frozen.no-wild-in-pair"])
+    assert step["expect"]["agrees"] == ["pile.frozen.no-wild-in-pair", "pile.frozen.take-with-natural-pair"]
     assert rejected[0]["action"]["type"] == "take"
 
 
@@ -163,4 +172,5 @@ def test_the_runner_and_canasta_run_fail_the_same_scenarios_of_a_broken_engine(t
     assert got == expected
     counts = {status: sum(1 for s in got.values() if s == status) for status in set(got.values())}
     assert counts.get("failed", 0) >= 3 and counts.get("passed", 0) >= 10 and counts.get("unsupported", 0) >= 1
+    assert counts.get("rule-differs", 0) >= 1
     assert got["pile-wild-top-blocks-take"] == "failed"

@@ -254,6 +254,47 @@ def test_a_broken_scenario_file_is_a_problem_and_the_others_still_get_pages(tmp_
     assert page.count('data-card="2C"') >= 1 and "<!--cc:" not in page
 
 
+class _CitingEngine:
+    """The reference engine citing an unrelated rule for one rejection and a broader rule for another."""
+
+    def __init__(self) -> None:
+        from canasta_reference import create_engine
+
+        self.inner = create_engine()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def apply(self, action: object) -> object:
+        from canasta_conformance.model import Outcome
+
+        outcome = self.inner.apply(action)
+        if outcome.status == "rejected" and outcome.rule == "pile.frozen.add-not-enough":
+            return Outcome("rejected", "turn.phase", outcome.message)
+        if outcome.status == "rejected" and outcome.rule == "pile.frozen.no-wild-in-pair":
+            return Outcome("rejected", "pile.frozen.take-with-natural-pair", outcome.message)
+        return outcome
+
+
+def test_the_report_page_shows_tiers_and_the_citations(tmp_path):
+    from canasta_site.pages import build_site
+
+    site = build_site(scenarios_root=scenarios_dir() / "pile", engine=_CitingEngine, engine_label="citing")
+    page = site.pages["reference/conformance-report.md"]
+    assert "| area | passed | failed | error | unsupported | rule-differs | total |" in page
+    tiers = page[page.index("## By tier"):page.index("## Citations")]
+    results = site.report.results.values() if site.report else []
+    for tier in ("core", "reading"):
+        count = sum(1 for r in results if r.tier is not None and r.tier.name == tier)
+        if count:
+            assert re.search(rf"^\| {tier} \|.* {count} \|$", tiers, re.M), (tier, count)
+    citations = page[page.index("## Citations"):]
+    assert re.search(r"\| \[`pile.frozen.add-not-enough`\]\([^)]*\) \| \[`turn.phase`\]\([^)]*\) \| differs \|", citations)
+    assert re.search(r"\| \[`pile.frozen.no-wild-in-pair`\]\([^)]*\) \| \[`pile.frozen.take-with-natural-pair`\]\([^)]*\) \| agrees \(broader\) \|", citations)
+    differs = sum(1 for r in results if r.status == "rule-differs")
+    assert differs >= 1 and f"{differs} rule-differs**" in page
+
+
 # --------------------------------------------------------------------------------------------
 # The built site
 

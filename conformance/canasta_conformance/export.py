@@ -4,7 +4,7 @@ The export holds what a runner needs and nothing it would have to compute with t
 
 - ``manifest.json``: the spec version, the protocol version, every variant resolved to its full
   parameter set, and one entry per scenario (id, file, area, variant, options, rules, the engine
-  features it requires, its tier when the spec gives one);
+  features it requires, its tier: ``core`` or ``reading``);
 - ``scenarios/AREA/ID.json``: one file per scenario, in the form a runner sends and compares: the
   starting request (``load`` with a complete position, or ``deal``), then the steps, each an action
   as the protocol sends it and its expectations with their defaults made explicit.
@@ -26,6 +26,7 @@ from .protocol import PROTOCOL_VERSION, deal_to_json
 from .engine import DealSetup
 from .scenario import Scenario, Step, load_scenarios, scenario_files
 from .spec import Spec, VariantError, load_spec
+from .tiers import scenario_tier
 
 FORMAT = "canasta-corpus"
 FORMAT_VERSION = 1
@@ -64,11 +65,14 @@ def start_request(scenario: Scenario) -> dict[str, Any]:
     return {"op": "load", "position": scenario.position.to_json()}
 
 
-def step_json(step: Step) -> dict[str, Any]:
+def step_json(step: Step, spec: Spec) -> dict[str, Any]:
     expect = step.expect
     out: dict[str, Any] = {"outcome": expect.outcome}
     if expect.outcome == "rejected":
         out["violates"] = list(expect.violates)
+        # citations that agree with the step: its own rules and every rule they narrow
+        broader = {rule for expected in expect.violates for rule in spec.broader_rules(expected)}
+        out["agrees"] = [*expect.violates, *sorted(broader - set(expect.violates))]
     if expect.position is not None:
         out["position"] = _plain(expect.position)
     if expect.hand_over is not None:
@@ -98,15 +102,13 @@ def scenario_json(scenario: Scenario, spec: Spec) -> dict[str, Any]:
         "id": scenario.id, "title": scenario.title, "area": scenario.area, "rules": list(scenario.rules),
         "variant": scenario.variant, "options": _plain(scenario.options), "requires": required_features(scenario),
     }
-    tier = getattr(scenario, "tier", None)
-    if tier is not None:
-        out["tier"] = str(tier)
+    out["tier"] = scenario_tier(scenario, spec).name
     if scenario.source:
         out["source"] = scenario.source
     if scenario.notes:
         out["notes"] = scenario.notes
     out["start"] = start_request(scenario)
-    out["steps"] = [step_json(step) for step in scenario.steps]
+    out["steps"] = [step_json(step, spec) for step in scenario.steps]
     return out
 
 
@@ -124,9 +126,7 @@ def manifest_json(scenarios: Iterable[Scenario], spec: Spec) -> dict[str, Any]:
             "id": scenario.id, "file": scenario_file(scenario), "area": scenario.area, "variant": scenario.variant,
             "options": _plain(scenario.options), "requires": required_features(scenario), "rules": list(scenario.rules),
         }
-        tier = getattr(scenario, "tier", None)
-        if tier is not None:
-            entry["tier"] = str(tier)
+        entry["tier"] = scenario_tier(scenario, spec).name
         entries.append(entry)
     features = sorted({f for entry in entries for f in entry["requires"]})
     return {

@@ -183,22 +183,28 @@ def unsupported_reason(scenario: dict[str, Any], capabilities: dict[str, Any]) -
     return None
 
 
-def check_outcome(expect: dict[str, Any], outcome: dict[str, Any]) -> None:
+def check_outcome(expect: dict[str, Any], outcome: dict[str, Any], cites_rules: bool) -> bool:
+    """Whether the outcome is right; False when only its citation differs (rule-differs)."""
     status = outcome.get("status")
     if expect["outcome"] == "rejected":
         if status != "rejected":
             raise Failed(f"expected a rejection citing {' or '.join(expect['violates'])}, the engine answered {status}")
-        if expect["violates"] and outcome.get("rule") not in expect["violates"]:
-            raise Failed(f"expected a rejection citing {' or '.join(expect['violates'])}, the engine cited {outcome.get('rule')}")
+        # a citation is judged only for an engine that declares cites_rules
+        if cites_rules and expect["violates"] and outcome.get("rule") not in expect["agrees"]:
+            return False
     elif status != expect["outcome"]:
         raise Failed(f"expected the action to be {expect['outcome']}, the engine answered {status}")
+    return True
 
 
-def run_step(engine: Engine, step: dict[str, Any]) -> None:
+def run_step(engine: Engine, step: dict[str, Any]) -> bool:
+    """Run one step; False when a citation differs but everything else is right."""
     expect = step["expect"]
+    cited_right = True
     if step["action"] is not None:
         before = engine.call("observe")["position"] if expect["outcome"] != "accepted" else None
-        check_outcome(expect, engine.call("apply", action=step["action"])["outcome"])
+        outcome = engine.call("apply", action=step["action"])["outcome"]
+        cited_right = check_outcome(expect, outcome, "cites_rules" in engine.capabilities.get("features", []))
         if before is not None and not same_position(before, engine.call("observe")["position"]):
             raise Failed("the rejected action changed the position")
     if "position" in expect or "hand_over" in expect:
@@ -224,6 +230,7 @@ def run_step(engine: Engine, step: dict[str, Any]) -> None:
         wrong = [a for a in expect["legal_actions"]["excludes"] if canonical_action(a) in listed]
         if missing or wrong:
             raise Failed(f"legal_actions differs: {len(missing)} missing, {len(wrong)} listed but illegal")
+    return cited_right
 
 
 def run_scenario(engine: Engine, scenario: dict[str, Any]) -> tuple[str, str]:
@@ -231,17 +238,21 @@ def run_scenario(engine: Engine, scenario: dict[str, Any]) -> tuple[str, str]:
     if reason:
         return "unsupported", reason
     start = dict(scenario["start"])
+    differs: list[int] = []
     try:
         engine.call(start.pop("op"), **start)
         for number, step in enumerate(scenario["steps"], 1):
             try:
-                run_step(engine, step)
+                if not run_step(engine, step):
+                    differs.append(number)
             except Failed as failure:
                 return "failed", f"step {number}: {failure}"
     except Unsupported as unsupported:
         return "unsupported", f"the engine does not support a step of this scenario: {unsupported}"
     except EngineError as error:
         return "error", str(error)
+    if differs:
+        return "rule-differs", f"the engine cited another rule at step {differs[0]}"
     return "passed", ""
 
 
@@ -268,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     if engine is not None:
         engine.stop()
     counts = Counter(result["status"] for result in results.values())
-    print(", ".join(f"{counts[s]} {s}" for s in ("passed", "failed", "error", "unsupported")) + f" of {len(results)} scenarios")
+    print(", ".join(f"{counts[s]} {s}" for s in ("passed", "failed", "error", "unsupported", "rule-differs")) + f" of {len(results)} scenarios")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     return 1 if counts["failed"] or counts["error"] else 0

@@ -578,7 +578,7 @@ class Pages:
         self.add(REPORT, "report.md.j2", report=report, engine=f"{caps.name} {caps.version}" if caps else report.engine,
                  spec_version=self.spec.version, statuses=statuses, totals=totals, areas=areas,
                  tiers=[(name, tiers[name]) for name in sorted(tiers, key=lambda t: (t != "core", t))],
-                 differing=[(by_id[r.scenario], r) for r in report.results.values() if r.status == "rule-differs"],
+                 citations=[(by_id[r.scenario], c) for r in report.results.values() for c in getattr(r, "citations", ())],
                  failures=[(by_id[r.scenario], r) for r in report.results.values() if not r.ok],
                  unsupported=[r for r in report.results.values() if r.status == "unsupported"],
                  rule_count=len(self.spec.rules),
