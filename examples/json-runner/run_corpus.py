@@ -61,9 +61,11 @@ class Engine:
         if not line:
             raise EngineError(f"the engine exited while answering {op}")
         try:
-            reply = json.loads(line)
+            reply: dict[str, Any] = json.loads(line)
         except ValueError:
             raise EngineError(f"the engine answered {op} with a line that is not JSON") from None
+        if not isinstance(reply, dict):
+            raise EngineError(f"the engine answered {op} with something other than a JSON object")
         if reply.get("seq") != self.seq:
             raise EngineError(f"the reply to {op} has seq {reply.get('seq')!r}, the request had {self.seq}")
         if "error" in reply:

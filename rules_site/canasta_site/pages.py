@@ -328,7 +328,7 @@ class Pages:
     # ---- rules
 
     def rules_index(self) -> None:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for area in self.spec.areas.values():
             rules = self.spec.rules_in(area.id)
             rows.append({"id": area.id, "title": area.title, "page": rule_page(area.id), "rules": len(rules),
@@ -466,7 +466,7 @@ class Pages:
 
     def scenarios_pages(self) -> None:
         areas = [a for a in self.spec.areas if a in self.scenarios_by_area] + sorted(a for a in self.scenarios_by_area if a not in self.spec.areas)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for area in areas:
             scenarios = self.scenarios_by_area[area]
             title = self.area_title(area)
