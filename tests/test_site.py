@@ -17,7 +17,6 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from canasta_conformance.cards import card
 from canasta_conformance.data import scenarios_dir, schema_dir
 from canasta_conformance.model import Position
 from canasta_conformance.runner import run_scenario
