@@ -1,8 +1,11 @@
 """The rules site: every rule, variant and scenario as pages, with cards drawn in HTML.
 
-The generation logic lives in plain functions here (``cards`` draws cards and positions,
-``pages`` writes the Markdown of every generated page, ``schemadoc`` walks the JSON Schemas,
-``links`` turns rule IDs into links, ``report`` runs the corpus on the reference engine).
+A package of its own above the harness: it imports ``canasta_conformance`` (the contract, the
+spec and scenario loaders, the runner) and nothing imports it. ``runs`` runs the corpus once on
+the reference engine, keeping results and positions; ``pages`` gathers what each page kind
+shows and renders it with that kind's Jinja2 template (``templates/``); ``markup`` is the one
+Markdown pass that links names and draws card shortcodes (``links`` knows where everything
+lives); ``cards`` and ``board`` draw cards and positions; ``schemadoc`` walks the JSON Schemas.
 ``mkdocs_hooks`` is the thin MkDocs adapter that ``mkdocs.yml`` lists under ``hooks:``.
 """
 
