@@ -47,13 +47,21 @@ def check_melds(position: Position, params=PARAMS) -> None:  # type: ignore[no-u
     wild = frozenset(params["cards.wild_ranks"])
     for side in position.melds:
         ranks = [meld_rank(m, wild) for m in side]
-        assert None not in ranks, side
+        wild_melds = ranks.count(None)
+        assert wild_melds == 0 or (params["meld.wild_only_melds"] and wild_melds == 1), side
         assert len(ranks) == len(set(ranks)), f"two melds of one rank: {side}"
-        for meld in side:
+        for meld, rank in zip(side, ranks):
             naturals = sum(1 for c in meld if c.rank not in wild)
             assert len(meld) >= params["meld.min_cards"]
+            if params["meld.max_cards"] is not None:
+                assert len(meld) <= params["meld.max_cards"], meld
+            if rank is None:  # the wild-card meld: wild cards only
+                assert naturals == 0, meld
+                continue
             assert naturals >= params["meld.min_naturals"]
             assert len(meld) - naturals <= params["meld.max_wilds"]
+            if params["meld.sevens_no_wilds"] and rank == "7":
+                assert naturals == len(meld), f"wild cards in sevens: {meld}"
             assert not any(c.is_red_three for c in meld)
     if params["red_three.dealt_timing"] == "before_play":  # (Hoyle: dealt ones wait for the first turn)
         for hand in position.hands:
@@ -120,7 +128,7 @@ def test_every_supported_variant_plays_whole_hands_that_conserve_cards(variant):
             assert all_cards(position) == cards
             check_melds(position, params)
         sheet = engine.score()
-        assert all(s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand for s in sheet.sides)
+        assert all(s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand + s.special_hand + s.penalties for s in sheet.sides)
 
 
 def _random_position(seed: int, steps: int) -> ReferenceEngine:

@@ -319,7 +319,7 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
                     yield where, f"a meld needs at least {rules.meld_min_cards} cards"
             elif (fault := rules.meld_shape_fault(meld)) is not None:
                 yield where, f"{fault.message} ({fault.rule})"
-    talon_sizes = [n for n in (rules.bonus_talon_first_side, rules.bonus_talon_second_side) if n]
+    talon_sizes = rules.talon_sizes
     if position.talons and not talon_sizes:
         yield ["talons"], "this variant has no bonus talons"
     elif len(position.talons) > len(talon_sizes):
@@ -344,7 +344,7 @@ def deal_problems(deal: Deal, rules: VariantRules) -> Iterator[tuple[list[Any], 
         yield ["deck"], f"{card.token} appears {seen} times but the deck holds it {allowed} times"
     if not 0 <= deal.dealer < rules.players:
         yield ["dealer"], f"seat {deal.dealer} does not exist with {rules.players} players"
-    needed = rules.players * rules.deal_hand_size + 1
+    needed = rules.players * rules.deal_hand_size + sum(rules.talon_sizes) + 1
     if len(deal.deck) < needed:
         yield ["deck"], f"the deal needs at least {needed} cards, the deck has {len(deal.deck)}"
     if rules.deal_first_player == "random" and deal.first_player is None:

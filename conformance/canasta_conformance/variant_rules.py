@@ -159,6 +159,20 @@ class VariantRules:
     penalty_illegal_meld: int
     penalty_out_without_canasta: int
     penalty_insufficient_initial_increment: int
+    # Modern American
+    bonus_talon_turn_card_from_bottom: int | None
+    meld_aces_wilds_only_in_initial_meld: bool
+    meld_wild_meld_blocks_wilds: bool
+    canasta_wild_card_all_twos_bonus: int | None
+    canasta_wild_card_four_jokers_bonus: int | None
+    canasta_sevens_bonus: int | None
+    canasta_aces_bonus: int | None
+    penalty_unfinished_sevens: int
+    penalty_unfinished_aces: int
+    penalty_unfinished_wild_meld: int
+    going_out_unfinished_wild_meld_blocks: bool
+    discard_empty_pile_no_aces_sevens: bool
+    special_hands_values: Mapping[str, int]
 
     # derived once, not parameters
     _value_by_rank: Mapping[str, int] = field(init=False, repr=False, compare=False)
@@ -249,6 +263,17 @@ class VariantRules:
     def is_natural_canasta(self, cards: Sequence[Card]) -> bool:
         return self.is_canasta(cards) and not any(self.is_wild(c) for c in cards)
 
+    # --- Modern American ---------------------------------------------------------------------
+    @property
+    def talon_sizes(self) -> tuple[int, ...]:
+        """modern.deal.talons: the bonus talons dealt, in the order they are taken (none: no talons)."""
+        return tuple(n for n in (self.bonus_talon_first_side, self.bonus_talon_second_side) if n)
+
+    @property
+    def special_hands(self) -> Mapping[str, int]:
+        """modern.special-hand.kinds: the special hands allowed and their values (none unless enabled)."""
+        return self.special_hands_values if self.special_hands_enabled else types.MappingProxyType({})
+
     # --- red threes --------------------------------------------------------------------------
     @property
     def all_four(self) -> int:
@@ -263,6 +288,8 @@ def _converter(annotation: Any) -> Converter:
     origin = typing.get_origin(annotation)
     if origin is frozenset:
         return frozenset
+    if origin is Mapping:
+        return lambda value: types.MappingProxyType(dict(value))
     if origin is tuple:
         item = typing.get_args(annotation)[0]
         if dataclasses.is_dataclass(item) and hasattr(item, "from_json"):

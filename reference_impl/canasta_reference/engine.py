@@ -13,8 +13,8 @@ from typing import Any
 
 from canasta_conformance.engine import Capabilities, DealSetup
 from canasta_conformance.model import (
-    Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet,
-    TakePile,
+    WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand, Outcome, Position,
+    ScoreSheet, SpecialHand, TakePile,
 )
 from canasta_conformance.spec import Spec, load_spec
 from canasta_conformance.scenario import impossible, setup_problems
@@ -29,6 +29,7 @@ from .legal import legal_actions as list_legal_actions
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
 from .scoring import score_hand
 from .setup import deal_hand, expose_red_threes
+from .special_hands import check_special_hand
 from .state import HandState
 
 Commit = Callable[[], None]
@@ -175,12 +176,15 @@ class ReferenceEngine:
         check_one_card_rule(state)
         side_melds = state.melds[state.side]
         unmelded = not state.has_melded(state.side)
+        if unmelded and rules.initial_meld_from_hand_only:
+            raise Illegal("modern.pile.after-initial-meld", "the side has not melded from its hand yet: the pile cannot be taken")
         if action.melds and not unmelded:
             raise Illegal("pile.take.initial-meld-groups", "further groups go with a take only when it makes the side's initial meld; meld them after taking")
         check_take_cards(state, top, action.cards)
         plan = plan_melds(
             [*([MeldGroup(action.cards, top.rank)] if action.cards else []), *action.melds],
             rules, side_melds, self._opponent_ranks(state), extra=[(top.rank, top)],
+            initial=unmelded, closed_ranks=self._closed_ranks(state),
         )
         if unmelded:
             counted = count(plan.laid, rules) - (0 if rules.initial_meld_pile_top_counts else rules.value(top))
@@ -214,7 +218,11 @@ class ReferenceEngine:
         if not action.melds:
             raise Malformed("a meld action lays at least one group")
         taken = check_in_hand(state.hand, [c for g in action.melds for c in g.cards])
-        plan = plan_melds(action.melds, rules, state.melds[state.side], self._opponent_ranks(state))
+        unmelded = not state.has_melded(state.side)
+        plan = plan_melds(
+            action.melds, rules, state.melds[state.side], self._opponent_ranks(state),
+            initial=unmelded, closed_ranks=self._closed_ranks(state),
+        )
         cards_left = state.hand_size() - taken.total()
         if not state.has_melded(state.side):
             self._check_initial_meld(state, plan, cards_left)
@@ -236,6 +244,7 @@ class ReferenceEngine:
         counted = count(plan.laid, rules)
         minimum = rules.initial_minimum(state.scores[state.side])
         if counted >= minimum:
+            self._check_natural_meld(plan, rules)
             return
         concealed_out = (
             cards_left <= 1 and not state.took_pile and state.turn not in state.melded_seats
@@ -244,12 +253,26 @@ class ReferenceEngine:
         )
         if not concealed_out:
             raise Illegal("initial.table", f"the initial meld counts {counted}, the side needs {minimum}")
+        self._check_natural_meld(plan, rules)
+
+    @staticmethod
+    def _check_natural_meld(plan: MeldPlan, rules: VariantRules) -> None:
+        """modern.initial.natural-meld: the initial meld includes a natural meld of three or more."""
+        if not rules.initial_meld_natural_meld_required:
+            return
+        for rank in plan.new_ranks:
+            cards = plan.result[rank]
+            if rank not in (WILD_MELD, "3") and len(cards) >= rules.meld_min_cards and not any(rules.is_wild(c) for c in cards):
+                return
+        raise Illegal("modern.initial.natural-meld", "the initial meld must include a meld of three or more natural cards without wild cards")
 
     # --- discarding ---------------------------------------------------------------------------------
     def _discard(self, state: HandState, action: Discard) -> Commit:
         self._start_of_action(state, "play", "discarding")
         taken = check_in_hand(state.hand, [action.card])
-        going_out = state.hand_size() == 1
+        self._check_empty_pile_discard(state, action)
+        talon = state.talon_owed()
+        going_out = state.hand_size() == 1 and not talon
         if going_out:
             self._check_may_go_out(state, state.canastas(state.side))
         elif state.question == "yes" and can_go_out(state):
@@ -260,8 +283,43 @@ class ReferenceEngine:
             state.pile.append(action.card)
             if going_out:
                 self._go_out(state)
-            else:
-                self._end_turn(state)
+                return
+            if talon:  # modern.talon.after-discard: the talon joins the hand after the discard
+                for card in state.talons.pop(0):
+                    state.hand[card] += 1
+                expose_red_threes(state, state.turn)
+            self._end_turn(state)
+
+        return commit
+
+    @staticmethod
+    def _check_empty_pile_discard(state: HandState, action: Discard) -> None:
+        """modern.discard.empty-pile-aces-sevens: no ace or seven onto an empty pile unless the hand
+        holds no other natural card."""
+        rules = state.rules
+        if not rules.discard_empty_pile_no_aces_sevens or state.pile or action.card.rank not in ("A", "7"):
+            return
+        if any(rules.is_natural(c) and c.rank not in ("A", "7") for c in state.hand):
+            raise Illegal("modern.discard.empty-pile-aces-sevens", f"{action.card.token} may not be discarded onto an empty pile while the hand holds other natural cards")
+
+    # --- special hands (Modern American) -----------------------------------------------------------
+    def _special_hand(self, state: HandState, action: SpecialHand) -> Commit:
+        self._start_of_action(state, "play", "laying a special hand")
+        rules = state.rules
+        if action.kind not in rules.special_hands:
+            raise Illegal("modern.special-hand.kinds", f"this game has no special hand '{action.kind}'")
+        if state.has_melded(state.side):
+            raise Illegal("modern.special-hand.before-meld", "a special hand is laid only while the side has not melded")
+        taken = check_in_hand(state.hand, [action.discard])
+        rest = state.hand - taken
+        check_special_hand(action.kind, list(rest.elements()), rules)
+
+        def commit() -> None:
+            state.hand[action.discard] -= 1
+            if not state.hand[action.discard]:
+                del state.hand[action.discard]
+            state.pile.append(action.discard)
+            self._end_hand(state, HandEnd("went_out", state.turn, False, action.kind))  # modern.special-hand.score
 
         return commit
 
@@ -357,15 +415,38 @@ class ReferenceEngine:
         if going_out_now:
             if rules.going_out_final_discard == "required":
                 raise Illegal("turn.discard.required", "going out needs a final discard in this game")
-            self._check_may_go_out(state, canastas)
+            self._check_may_go_out(state, canastas, plan)
+        elif self._talon_owed_after(state, plan):
+            return  # modern.talon.no-card-to-hold: the talon follows the discard
         elif canastas < rules.going_out_canastas_required:
             raise Illegal("turn.keep-a-card", "the side cannot go out yet, so the player keeps a card besides the discard")
+        elif self._unfinished_wild_meld(state, plan):
+            raise Illegal("turn.keep-a-card", "the side's wild-card meld is unfinished, so it cannot go out: the player keeps a card besides the discard")
 
-    def _check_may_go_out(self, state: HandState, canastas: int) -> None:
-        """out.requires-canasta and out.ask.binding."""
+    @staticmethod
+    def _talon_owed_after(state: HandState, plan: MeldPlan) -> bool:
+        """Whether a talon will follow this turn's discard once the plan is laid."""
+        if not state.talons or state.turn_card_drawn():
+            return False
+        return state.talon_owed() or not state.has_melded(state.side)
+
+    @staticmethod
+    def _unfinished_wild_meld(state: HandState, plan: MeldPlan | None = None) -> bool:
+        """modern.out.unfinished-wild-meld: the side's wild-card meld is not a canasta."""
+        rules = state.rules
+        if not rules.going_out_unfinished_wild_meld_blocks:
+            return False
+        melds = {**state.melds[state.side], **(plan.result if plan else {})}
+        wild = melds.get(WILD_MELD)
+        return wild is not None and len(wild) < rules.canasta_min_cards
+
+    def _check_may_go_out(self, state: HandState, canastas: int, plan: MeldPlan | None = None) -> None:
+        """out.requires-canasta, modern.out.unfinished-wild-meld and out.ask.binding."""
         if canastas < state.rules.going_out_canastas_required:
             need = state.rules.going_out_canastas_required
             raise Illegal("out.requires-canasta", f"going out needs {need} canasta{'s' if need > 1 else ''} of the side")
+        if self._unfinished_wild_meld(state, plan):
+            raise Illegal("modern.out.unfinished-wild-meld", "the side's wild-card meld is not a canasta yet: the side cannot go out")
         if state.question == "no":
             raise Illegal("out.ask.binding", "partner said no: the player may not go out this turn")
 
@@ -375,6 +456,14 @@ class ReferenceEngine:
 
     def _opponent_ranks(self, state: HandState) -> set[str]:
         return {rank for side, melds in enumerate(state.melds) if side != state.side for rank in melds}
+
+    @staticmethod
+    def _closed_ranks(state: HandState) -> frozenset[str]:
+        """Ranks in which some side has completed a canasta (modern.meld.closed-rank)."""
+        if not state.rules.meld_closed_rank_after_canasta:
+            return frozenset()
+        size = state.rules.canasta_min_cards
+        return frozenset(rank for melds in state.melds for rank, cards in melds.items() if len(cards) >= size)
 
     # --- state changes --------------------------------------------------------------------------------
     @staticmethod
@@ -422,7 +511,7 @@ class ReferenceEngine:
 
     _handlers: dict[type, str] = {
         Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
-        Decline: "_decline", NextHand: "_next_hand",
+        Decline: "_decline", NextHand: "_next_hand", SpecialHand: "_special_hand",
     }
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from canasta_conformance.cards import Card
-from canasta_conformance.model import MeldGroup
+from canasta_conformance.model import WILD_MELD, MeldGroup
 from canasta_conformance.variant_rules import VariantRules
 
 from .errors import Illegal, Malformed
@@ -38,6 +38,8 @@ def group_rank(group: MeldGroup, rules: VariantRules, side_melds: Mapping[str, l
         if group.rank is not None and group.rank != rank:
             raise Illegal("meld.same-rank", f"[{_cards(group.cards)}] is of rank {rank}, not {group.rank}")
         return rank
+    if rules.meld_wild_only_melds and group.rank in (None, WILD_MELD):
+        return WILD_MELD  # modern.wild-meld.allowed: the side's wild-card meld, new or added to
     if group.rank is None or group.rank not in side_melds:
         if group.rank is not None and group.rank in opponent_ranks:
             raise Illegal("meld.no-opponent", f"wild cards cannot be added to the opponents' meld of {group.rank}")
@@ -74,10 +76,15 @@ def plan_melds(
     side_melds: Mapping[str, list[Card]],
     opponent_ranks: set[str],
     extra: Sequence[tuple[str, Card]] = (),
+    *,
+    initial: bool = False,
+    closed_ranks: frozenset[str] = frozenset(),
 ) -> MeldPlan:
     """Validate groups laid at once; groups of one rank merge into one meld (meld.one-per-rank).
 
-    ``extra`` are cards joining a rank's meld from elsewhere (the pile's top card)."""
+    ``extra`` are cards joining a rank's meld from elsewhere (the pile's top card); ``initial``
+    says the action makes the side's initial meld; ``closed_ranks`` are the ranks in which some
+    side has completed a canasta (for modern.meld.closed-rank)."""
     by_rank: dict[str, list[Card]] = {}
     for rank, card in extra:
         by_rank.setdefault(rank, []).append(card)
@@ -95,6 +102,14 @@ def plan_melds(
     for rank, cards in by_rank.items():
         check_threes(rank, cards, rules)
         existing = side_melds.get(rank)
+        if rank == WILD_MELD:
+            merged = [*(existing or ()), *cards]
+            if existing is None:
+                check_min_cards(merged, rules)
+                new_ranks.add(rank)
+            check_max_cards(merged, rules)
+            result[rank] = merged
+            continue
         if existing is None:
             check_new_meld(rank, cards, rules)
             new_ranks.add(rank)
@@ -103,8 +118,60 @@ def plan_melds(
             merged = [*existing, *cards]
             check_wild_limits(merged, rules, "meld.merge-wild-limit")
             result[rank] = merged
+        check_max_cards(result[rank], rules)
+        check_closed_rank(rank, closed_ranks, rules)
+        check_modern_wilds(rank, existing or [], cards, rules, initial)
+    check_wild_meld_takes_wilds(side_melds, result, by_rank, rules)
     laid = tuple(c for cards in by_rank.values() for c in cards)
     return MeldPlan(result, frozenset(new_ranks), laid)
+
+
+def check_min_cards(cards: Sequence[Card], rules: VariantRules) -> None:
+    """meld.min-cards (also for a new wild-card meld)."""
+    if len(cards) < rules.meld_min_cards:
+        raise Illegal("meld.min-cards", f"a new meld needs at least {rules.meld_min_cards} cards: [{_cards(cards)}]")
+
+
+def check_max_cards(cards: Sequence[Card], rules: VariantRules) -> None:
+    """modern.meld.max-seven: a meld holds at most meld.max_cards cards."""
+    if rules.meld_max_cards is not None and len(cards) > rules.meld_max_cards:
+        raise Illegal("modern.meld.max-seven", f"a meld holds at most {rules.meld_max_cards} cards: [{_cards(cards)}] has {len(cards)}")
+
+
+def check_closed_rank(rank: str, closed_ranks: frozenset[str], rules: VariantRules) -> None:
+    """modern.meld.closed-rank: no card joins a rank in which a canasta has been completed."""
+    if rules.meld_closed_rank_after_canasta and rank in closed_ranks:
+        raise Illegal("modern.meld.closed-rank", f"a canasta of {rank} has been completed: the rank is closed")
+
+
+def check_modern_wilds(rank: str, existing: Sequence[Card], laid: Sequence[Card], rules: VariantRules, initial: bool) -> None:
+    """modern.sevens.no-wilds, modern.aces.wilds-initial-only and modern.meld.wild-after-five: where
+    wild cards laid in this action may go."""
+    if not any(rules.is_wild(c) for c in laid):
+        return
+    if rules.meld_sevens_no_wilds and rank == "7":
+        raise Illegal("modern.sevens.no-wilds", "a meld of sevens takes no wild card")
+    if rules.meld_aces_wilds_only_in_initial_meld and rank == "A" and not initial:
+        raise Illegal("modern.aces.wilds-initial-only", "aces take wild cards only in the side's initial meld")
+    need = rules.meld_wild_add_min_naturals
+    naturals = sum(1 for c in (*existing, *laid) if not rules.is_wild(c))
+    if need is not None and not initial and naturals < need:
+        raise Illegal("modern.meld.wild-after-five", f"after the initial meld a wild card joins only a meld of {need} natural cards; this one has {naturals}")
+
+
+def check_wild_meld_takes_wilds(
+    side_melds: Mapping[str, list[Card]], result: Mapping[str, list[Card]], by_rank: Mapping[str, list[Card]], rules: VariantRules
+) -> None:
+    """modern.wild-meld.blocks-wilds: while the side's wild-card meld is not a canasta, no wild card
+    goes into another meld."""
+    if not rules.meld_wild_meld_blocks_wilds:
+        return
+    wild_meld = result.get(WILD_MELD, side_melds.get(WILD_MELD))
+    if wild_meld is None or len(wild_meld) >= rules.canasta_min_cards:
+        return
+    for rank, cards in by_rank.items():
+        if rank != WILD_MELD and any(rules.is_wild(c) for c in cards):
+            raise Illegal("modern.wild-meld.blocks-wilds", "the side's wild-card meld is open: every wild card goes to it")
 
 
 def check_in_hand(hand: Counter[Card], cards: Iterable[Card]) -> Counter[Card]:

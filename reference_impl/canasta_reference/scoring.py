@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from canasta_conformance.model import ScoreSheet, SideScore
+from canasta_conformance.cards import Card
+from canasta_conformance.model import WILD_MELD, ScoreSheet, SideScore
+from canasta_conformance.variant_rules import VariantRules
 
 from .state import HandState
 
@@ -10,26 +12,70 @@ from .state import HandState
 def score_hand(state: HandState) -> ScoreSheet:
     rules = state.rules
     sheets = []
+    ended = state.ended
+    special_side = state.side_of(ended.seat) if ended is not None and ended.special_hand and ended.seat is not None else None
     for side in range(rules.sides):
-        melds = state.melds[side].values()
-        canastas = 0
-        for cards in melds:  # canasta.bonus
-            if len(cards) >= rules.canasta_min_cards:
-                natural = not any(rules.is_wild(c) for c in cards)
-                canastas += rules.canasta_natural_bonus if natural else rules.canasta_mixed_bonus
+        melds = state.melds[side]
+        canastas = sum(canasta_bonus(rank, cards, rules) for rank, cards in melds.items())  # canasta.bonus
         red_threes = red_three_score(state, side)
         going_out = 0
-        ended = state.ended
         if ended is not None and ended.reason == "went_out" and ended.seat is not None and state.side_of(ended.seat) == side:
             going_out = rules.going_out_bonus + (rules.going_out_concealed_extra_bonus if ended.concealed else 0)  # out.bonus
-        melded = sum(rules.value(c) for cards in melds for c in cards)  # score.melded-cards
-        in_hand = -sum(rules.value(c) * n for seat in state.seats_of(side) for c, n in state.hands[seat].items())  # score.cards-in-hand
-        total = canastas + red_threes + going_out + melded + in_hand  # score.structure
+        melded = sum(rules.value(c) for cards in melds.values() for c in cards)  # score.melded-cards
+        if rules.score_melds_require_canasta and not any(len(cards) >= rules.canasta_min_cards for cards in melds.values()):
+            melded = 0  # modern.score.melds-need-canasta
+        in_hand = -sum(hand_value(c, rules) * n for seat in state.seats_of(side) for c, n in state.hands[seat].items())  # score.cards-in-hand
+        special_hand = 0
+        if side == special_side and ended is not None and ended.special_hand is not None:
+            # modern.special-hand.score: the hand's value in place of the going-out bonus and card values
+            special_hand, going_out, melded, in_hand = rules.special_hands[ended.special_hand], 0, 0, 0
+        penalties = -sum(unfinished_penalty(rank, cards, rules) for rank, cards in melds.items())
+        total = canastas + red_threes + going_out + melded + in_hand + special_hand + penalties  # score.structure
         sheets.append(SideScore(
-            canastas=canastas, red_threes=red_threes, going_out=going_out, melded=melded, in_hand=in_hand, total=total,
-            cumulative=state.scores[side] + total,
+            canastas=canastas, red_threes=red_threes, going_out=going_out, melded=melded, in_hand=in_hand,
+            special_hand=special_hand, penalties=penalties, total=total, cumulative=state.scores[side] + total,
         ))
     return ScoreSheet(tuple(sheets), *game_result([s.cumulative for s in sheets], state))
+
+
+def hand_value(card: Card, rules: VariantRules) -> int:
+    """score.cards-in-hand, modern.score.black-threes: a black three left in hand may cost more than its card value."""
+    return rules.black_three_in_hand_value if card.is_black_three else rules.value(card)
+
+
+def canasta_bonus(rank: str, cards: list[Card], rules: VariantRules) -> int:
+    """canasta.bonus, modern.score.sevens-canasta, modern.score.aces-canasta, modern.score.wild-canasta."""
+    if len(cards) < rules.canasta_min_cards:
+        return 0
+    wilds = [c for c in cards if rules.is_wild(c)]
+    if rank == WILD_MELD:
+        base = rules.canasta_wild_card_bonus or 0
+        if all(not c.is_joker for c in cards) and rules.canasta_wild_card_all_twos_bonus is not None:
+            return rules.canasta_wild_card_all_twos_bonus
+        if sum(1 for c in cards if c.is_joker) >= rules.deck_jokers and rules.canasta_wild_card_four_jokers_bonus is not None:
+            return rules.canasta_wild_card_four_jokers_bonus
+        return base
+    if wilds:
+        return rules.canasta_mixed_bonus
+    if rank == "7" and rules.canasta_sevens_bonus is not None:
+        return rules.canasta_sevens_bonus
+    if rank == "A" and rules.canasta_aces_bonus is not None:
+        return rules.canasta_aces_bonus
+    return rules.canasta_natural_bonus
+
+
+def unfinished_penalty(rank: str, cards: list[Card], rules: VariantRules) -> int:
+    """modern.score.unfinished-special: a meld of sevens, a natural meld of aces or a wild-card meld
+    that is not a canasta when the hand ends."""
+    if len(cards) >= rules.canasta_min_cards:
+        return 0
+    if rank == WILD_MELD:
+        return rules.penalty_unfinished_wild_meld
+    if rank == "7":
+        return rules.penalty_unfinished_sevens
+    if rank == "A" and not any(rules.is_wild(c) for c in cards):
+        return rules.penalty_unfinished_aces
+    return 0
 
 
 def game_result(cumulative: list[int], state: HandState) -> tuple[bool, int | None]:
@@ -61,6 +107,8 @@ def red_three_score(state: HandState, side: int) -> int:
         value = count * rules.red_three_bonus * 2
     else:
         value = count * rules.red_three_bonus
-    if rules.red_three_negative_without_meld and not state.melds[side]:
+    ended = state.ended
+    special = ended is not None and ended.special_hand is not None and ended.seat is not None and state.side_of(ended.seat) == side
+    if rules.red_three_negative_without_meld and not state.melds[side] and not special:  # a special hand counts as a meld
         return -value
     return value

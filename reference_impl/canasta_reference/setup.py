@@ -42,7 +42,7 @@ def deal_hand(
     if excess:
         card, seen, allowed = excess[0]
         raise ValueError(f"the deck holds {card.token} {seen} times, the variant's deck only {allowed}")
-    needed = rules.players * rules.deal_hand_size + 1
+    needed = rules.players * rules.deal_hand_size + sum(rules.talon_sizes) + 1
     if len(deck) < needed:
         raise ValueError(f"the deal needs at least {needed} cards, the deck has {len(deck)}")
     stock = list(reversed(deck))  # top last, so pop() draws the top card
@@ -50,6 +50,7 @@ def deal_hand(
     for _ in range(rules.deal_hand_size):
         for seat in order:
             hands[seat][stock.pop()] += 1
+    talons = [[stock.pop() for _ in range(size)] for size in rules.talon_sizes]  # modern.deal.talons
     pile: list[Card] = []
     if rules.upcard_enabled:  # upcard.turn
         pile.append(stock.pop())
@@ -59,7 +60,7 @@ def deal_hand(
         rules=rules, variant=variant, options=dict(options), hands=hands, melds=[{} for _ in range(rules.sides)],
         red_threes=[[] for _ in range(rules.sides)], pile=pile, stock=stock,
         turn=order[0] if first_player is None else first_player, phase="draw",
-        dealer=dealer, scores=list(scores) or [0] * rules.sides, hand_number=hand_number,
+        dealer=dealer, scores=list(scores) or [0] * rules.sides, hand_number=hand_number, talons=talons,
     )
     # red3.dealt.expose, red3.dealt.order: at once, seat by seat from the dealer's left, or (Hoyle)
     # on each player's first turn.

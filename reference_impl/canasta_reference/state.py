@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from canasta_conformance.cards import Card
-from canasta_conformance.model import HandEnd, Position, TurnFacts, meld_rank
+from canasta_conformance.model import WILD_MELD, HandEnd, Position, TurnFacts, meld_rank
 from canasta_conformance.variant_rules import VariantRules
 
 
@@ -32,6 +32,7 @@ class HandState:
     question: str | None = None
     ended: HandEnd | None = None
     hand_number: int = 1
+    talons: list[list[Card]] = field(default_factory=list)  # bonus talons not yet taken, next first
 
     # --- seats and sides ------------------------------------------------------------------------
     def side_of(self, seat: int) -> int:
@@ -63,6 +64,22 @@ class HandState:
     def canastas(self, side: int) -> int:
         return sum(1 for meld in self.melds[side].values() if len(meld) >= self.rules.canasta_min_cards)
 
+    def initial_meld_this_turn(self) -> bool:
+        """The player to move made the side's initial meld in this turn (no seat of the side melded
+        in an earlier turn, and the side's melds are the player's of this turn)."""
+        side_seats = set(self.seats_of(self.side))
+        return bool(self.melds[self.side]) and not (side_seats & self.melded_seats) and set(self.melds[self.side]) <= self.melded_ranks
+
+    def turn_card_drawn(self) -> bool:
+        """modern.deal.turn-card: the turn card (the n-th card from the bottom of the stock) is gone."""
+        limit = self.rules.bonus_talon_turn_card_from_bottom
+        return limit is not None and len(self.stock) < limit
+
+    def talon_owed(self) -> bool:
+        """modern.talon.first-side, modern.talon.not-after-turn-card: the player to move made the
+        side's initial meld this turn, a talon is left and the turn card is still in the stock."""
+        return bool(self.talons) and self.initial_meld_this_turn() and not self.turn_card_drawn()
+
     def hand_size(self, seat: int | None = None) -> int:
         return sum(self.hands[self.turn if seat is None else seat].values())
 
@@ -74,6 +91,8 @@ class HandState:
             by_rank: dict[str, list[Card]] = {}
             for meld in side:
                 rank = meld_rank(meld, rules.cards_wild_ranks)
+                if rank is None and rules.meld_wild_only_melds and all(rules.is_wild(c) for c in meld):
+                    rank = WILD_MELD
                 if rank is None:
                     raise ValueError(f"meld {' '.join(c.token for c in meld)} has no single natural rank")
                 by_rank.setdefault(rank, []).extend(meld)
@@ -87,7 +106,7 @@ class HandState:
             dealer=position.dealer, scores=list(position.scores) or [0] * rules.sides,
             melded_seats=set(facts.melded_seats), melded_ranks=set(facts.melded_ranks),
             new_ranks=set(facts.new_ranks), took_pile=facts.took_pile, question=facts.question,
-            ended=position.ended, hand_number=position.hand_number,
+            ended=position.ended, hand_number=position.hand_number, talons=[list(t) for t in position.talons],
         )
 
     def to_position(self) -> Position:
@@ -102,5 +121,5 @@ class HandState:
                 melded_seats=tuple(sorted(self.melded_seats)), melded_ranks=tuple(sorted(self.melded_ranks)),
                 new_ranks=tuple(sorted(self.new_ranks)), took_pile=self.took_pile, question=self.question,  # type: ignore[arg-type]
             ),
-            ended=self.ended, hand_number=self.hand_number,
+            ended=self.ended, hand_number=self.hand_number, talons=tuple(tuple(t) for t in self.talons),
         ).normalized()

@@ -1,0 +1,77 @@
+"""Special hands of Modern American Canasta (modern.special-hand.*): the shape of each kind.
+
+A special hand is the whole hand but its discard. Its size is the size of a hand after the draw
+less the discard: the dealt hand plus the draw count less one (fourteen in Modern American).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from canasta_conformance.cards import Card
+from canasta_conformance.model import MELD_RANKS
+from canasta_conformance.variant_rules import VariantRules
+
+from .errors import Illegal
+
+
+def special_hand_size(rules: VariantRules) -> int:
+    return rules.deal_hand_size + rules.draw_count - 1
+
+
+def _is_straight(cards: Sequence[Card], rules: VariantRules) -> bool:
+    """One card of each rank from ace to two (the two may be any two) and one joker."""
+    ranks = Counter(c.rank for c in cards)
+    wanted = Counter({rank: 1 for rank in (*MELD_RANKS, *sorted(rules.cards_wild_ranks))})
+    return ranks == wanted
+
+
+def _pairs(cards: Sequence[Card], rules: VariantRules) -> list[str] | None:
+    """The ranks of the pairs the cards make (a rank may make several pairs), or None."""
+    ranks = Counter(c.rank for c in cards)
+    if any(n % 2 for n in ranks.values()) or any(c.is_red_three for c in cards):
+        return None
+    return [rank for rank, n in ranks.items() for _ in range(n // 2)]
+
+
+def _is_pairs(cards: Sequence[Card], rules: VariantRules) -> bool:
+    """Pairs of natural cards only."""
+    pairs = _pairs(cards, rules)
+    return pairs is not None and all(rank not in rules.cards_wild_ranks and rank != "3" for rank in pairs)
+
+
+def _is_pairs_with_wilds(cards: Sequence[Card], rules: VariantRules) -> bool:
+    """Pairs, at least one of twos or of jokers, the others of natural cards."""
+    pairs = _pairs(cards, rules)
+    if pairs is None or any(rank == "3" for rank in pairs):
+        return False
+    return any(rank in rules.cards_wild_ranks for rank in pairs)
+
+
+#: modern.special-hand.kinds: garbage is two fours and two threes of a kind
+GARBAGE_GROUPS: tuple[int, ...] = (3, 3, 4, 4)
+
+
+def _is_garbage(cards: Sequence[Card], rules: VariantRules) -> bool:
+    """Two fours and two threes of a kind of natural cards (four different ranks)."""
+    if any(not rules.is_natural(c) for c in cards):
+        return False
+    return tuple(sorted(Counter(c.rank for c in cards).values())) == GARBAGE_GROUPS
+
+
+_SHAPES: dict[str, Callable[[Sequence[Card], Rules], bool]] = {
+    "straight": _is_straight,
+    "pairs": _is_pairs,
+    "pairs_with_wilds": _is_pairs_with_wilds,
+    "garbage": _is_garbage,
+}
+
+
+def check_special_hand(kind: str, cards: Sequence[Card], rules: VariantRules) -> None:
+    """modern.special-hand.shape (modern.special-hand.kinds defines the shapes)."""
+    size = special_hand_size(rules)
+    if len(cards) != size:
+        raise Illegal("modern.special-hand.shape", f"a special hand is {size} cards besides the discard; the hand has {len(cards)}")
+    if not _SHAPES[kind](cards, rules):
+        raise Illegal("modern.special-hand.shape", f"the hand without its discard is not a {kind.replace('_', ' ')}")
