@@ -10,6 +10,8 @@ For takes and melds the enumeration is complete under this bound:
   limit of jokers and twos, or a lone run of wild cards added to a meld of the side), or, for the
   side's initial meld, up to three groups of different ranks, each with all the hand's naturals
   of its rank plus zero or one wild card.
+* Modern American: a lone group of wild cards (every mix of jokers and twos by kind), with each
+  full natural group for an initial meld, and every special hand with every discard.
 * A take melds the top card with k naturals of its rank (k from 0 up) plus any choice of wild
   cards by kind (so takes that are not an initial meld are listed completely, one per suit-class);
   when it makes the initial meld it may add up to two further groups as above.
@@ -24,7 +26,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from canasta_conformance.cards import Card, sort_cards
-from canasta_conformance.model import Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, TakePile
+from canasta_conformance.model import Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, SpecialHand, TakePile
 
 if TYPE_CHECKING:
     from .engine import ReferenceEngine
@@ -43,6 +45,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
     else:
         candidates += [Discard(card) for card in sort_cards(state.hand)]
         candidates += _melds(state)
+        candidates += _modern(state)
     seen: set[Action] = set()
     out = []
     for action in candidates:
@@ -123,4 +126,29 @@ def candidate_takes(state: HandState) -> list[TakePile]:
             action = TakePile(sort_cards(first), extra)
             if _disjoint((MeldGroup(first), *extra), state) if first else _disjoint(extra, state):
                 out.append(action)
+    return out
+
+
+def _modern(state: HandState) -> list[Action]:
+    """Modern American: wild-card melds (every count of jokers and twos, started or added to; for
+    the initial meld also beside each full natural group) and special hands (each kind with each
+    card of the hand as the discard)."""
+    rules = state.rules
+    out: list[Action] = []
+    if rules.wild_only_melds:
+        wilds = [c for c in sort_cards(state.hand.elements()) if rules.is_wild(c)]
+        jokers = [c for c in wilds if c.is_joker]
+        twos = [c for c in wilds if not c.is_joker]
+        groups = [
+            MeldGroup(tuple(jokers[:j] + twos[:t]))
+            for j in range(len(jokers) + 1) for t in range(len(twos) + 1) if j + t
+        ]
+        out += [Meld((g,)) for g in groups]
+        if not state.melds[state.side]:
+            naturals, _ = _by_rank(state)
+            for group in groups:
+                for cards in naturals.values():
+                    out.append(Meld((group, MeldGroup(tuple(cards)))))
+    for kind in rules.special_hands:
+        out += [SpecialHand(kind, card) for card in sort_cards(set(state.hand))]
     return out
