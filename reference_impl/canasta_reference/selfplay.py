@@ -15,7 +15,7 @@ from typing import Any
 
 from canasta_conformance.cards import Card, full_deck, sort_cards
 from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import Action, Answer, Decline, Discard, Draw, Meld, MeldGroup, NextHand, TakePile
+from canasta_conformance.model import Action, Answer, Decline, Discard, Draw, Meld, MeldGroup, NextHand, SpecialHand, TakePile
 from canasta_conformance.records import GameRecord, HandRecord
 
 from .engine import ReferenceEngine
@@ -37,6 +37,9 @@ class RandomPlayer:
             if state.stock:
                 return Draw()
             return Decline() if engine.is_legal(Decline()) else next(t for t in self._takes(engine, all_=True) if engine.is_legal(t))
+        for special in self._special_hands(engine):
+            if engine.is_legal(special):
+                return special
         for meld in self._melds(engine):
             if engine.is_legal(meld):
                 return meld
@@ -67,6 +70,8 @@ class RandomPlayer:
         top = state.pile[-1]
         naturals, wilds = self._naturals(engine)
         same = naturals.get(top.rank, [])
+        if not all_ and top.rank not in state.melds[state.side] and self._risky(engine, top.rank, len(same) + 1):
+            return
         if len(same) >= 2:
             pair = tuple(same[:2])
             yield TakePile(pair)
@@ -83,20 +88,40 @@ class RandomPlayer:
                 for w in range(min(state.rules.meld_max_wilds, len(wilds)) + 1):
                     yield TakePile(tuple(same[:k]) + tuple(wilds[:w]))
 
+    def _special_hands(self, engine: ReferenceEngine) -> Iterator[SpecialHand]:
+        """Modern American: every special hand with each card as the discard (rarely legal)."""
+        state = engine.state
+        assert state is not None
+        if state.rules.special_hands and not state.melds[state.side]:
+            for kind in state.rules.special_hands:
+                for card in sort_cards(set(state.hand)):
+                    yield SpecialHand(kind, card)
+
+    def _risky(self, engine: ReferenceEngine, rank: str, size: int) -> bool:
+        """Whether starting this meld risks a penalty for leaving it unfinished (Modern sevens and
+        natural aces): the player starts one only as a whole canasta."""
+        rules = engine.state.rules if engine.state else None
+        assert rules is not None
+        penalty = {"7": rules.penalty_unfinished_sevens, "A": rules.penalty_unfinished_aces}.get(rank, 0)
+        return penalty > 0 and size < rules.canasta_min_cards
+
     def _melds(self, engine: ReferenceEngine) -> Iterator[Meld]:
         state = engine.state
         assert state is not None
         naturals, wilds = self._naturals(engine)
         side_melds = state.melds[state.side]
         if not side_melds:  # an initial meld: everything meldable at once
-            groups = [MeldGroup(tuple(cards)) for cards in naturals.values() if len(cards) >= state.rules.meld_min_cards]
+            groups = [
+                MeldGroup(tuple(cards)) for rank, cards in naturals.items()
+                if len(cards) >= state.rules.meld_min_cards and not self._risky(engine, rank, len(cards))
+            ]
             if groups:
                 yield Meld(tuple(groups))
         ranks = list(naturals)
         self.rng.shuffle(ranks)
         for rank in ranks[: self.meld_tries]:
             cards = naturals[rank]
-            if rank in side_melds or len(cards) >= state.rules.meld_min_cards:
+            if rank in side_melds or (len(cards) >= state.rules.meld_min_cards and not self._risky(engine, rank, len(cards))):
                 yield Meld((MeldGroup(tuple(cards)),))
             elif len(cards) == 2 and wilds:
                 yield Meld((MeldGroup((*cards, wilds[0])),))
