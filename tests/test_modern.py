@@ -1,0 +1,105 @@
+"""Modern American Canasta on the reference engine: the variant is fully implemented, whole hands
+conserve every card (talons included), every listed legal action is accepted, and the special
+hands have exactly their shapes."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from canasta_conformance.cards import cards, full_deck
+from canasta_conformance.engine import DealSetup
+from canasta_conformance.spec import load_spec
+from canasta_reference.engine import ReferenceEngine
+from canasta_reference.errors import Illegal
+from canasta_reference.selfplay import RandomPlayer
+from canasta_reference.special_hands import check_special_hand
+
+SPEC = load_spec()
+VARIANT = "modern-american"
+
+
+def test_modern_american_sets_no_unimplemented_parameter():
+    params = SPEC.variant_parameters(VARIANT)
+    unimplemented = [
+        name for name, p in SPEC.parameters.items() if not p.implemented and params[name] != p.default
+    ]
+    assert unimplemented == []
+    assert VARIANT in ReferenceEngine(SPEC).capabilities().variants
+
+
+def test_the_deal_sets_two_talons_aside_and_turns_no_upcard():
+    engine = ReferenceEngine(SPEC)
+    deck = full_deck()
+    random.Random(7).shuffle(deck)
+    deck = [c for c in deck if not c.is_red_three]  # no exposures, so the counts are exact
+    engine.deal(DealSetup(VARIANT, {}, 3, tuple(deck)))
+    position = engine.observe()
+    assert [len(h) for h in position.hands] == [13, 13, 13, 13]
+    assert [len(t) for t in position.talons] == [4, 3]
+    assert position.pile == ()
+    assert Counter(position.talons[0]) == Counter(deck[52:56])
+    assert Counter(position.talons[1]) == Counter(deck[56:59])
+    assert position.stock == tuple(deck[59:])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whole_modern_hands_conserve_cards_and_replay_from_observed_positions(seed):
+    engine = ReferenceEngine(SPEC)
+    probe = ReferenceEngine(SPEC)
+    rng = random.Random(seed)
+    player = RandomPlayer(rng)
+    deck = full_deck()
+    rng.shuffle(deck)
+    engine.deal(DealSetup(VARIANT, {}, seed % 4, tuple(deck)))
+    held = Counter(engine.observe().all_cards())
+    assert sum(held.values()) == len(deck)
+    steps = 0
+    while engine.state is not None and engine.state.phase != "over":
+        if steps % 7 == 0:  # the observed position (talons included) carries the whole state: every listed action replays
+            position = engine.observe()
+            for action in engine.legal_actions():
+                probe.load(position)
+                assert probe.apply(action).accepted, action
+        assert engine.apply(player.choose(engine)).accepted
+        assert Counter(engine.observe().all_cards()) == held
+        steps += 1
+    sheet = engine.score()
+    assert all(
+        s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand + s.special_hand + s.penalties
+        for s in sheet.sides
+    )
+
+
+RULES = ReferenceEngine(SPEC).rules_for(VARIANT, {})
+
+
+@pytest.mark.parametrize(("kind", "hand"), [
+    ("straight", "AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3S 2C JK"),
+    ("pairs", "KC KD QC QD 9C 9D 8C 8D 6C 6D 5C 5D 4C 4D"),
+    ("pairs", "KC KD KH KS 9C 9D 8C 8D 6C 6D 5C 5D 4C 4D"),
+    ("pairs_with_wilds", "JK JK KC KD QC QD 9C 9D 8C 8D 6C 6D 5C 5D"),
+    ("pairs_with_wilds", "2C 2D KC KD QC QD 9C 9D 8C 8D 6C 6D 5C 5D"),
+    ("garbage", "KC KD KH KS QC QD QH QS 9C 9D 9H 8C 8D 8H"),
+    ("garbage", "KC KD KH QC QD QH QS 9C 9D 9H 9S 8C 8D 8H"),
+])
+def test_special_hand_shapes(kind, hand):
+    check_special_hand(kind, list(cards(hand)), RULES)
+
+
+@pytest.mark.parametrize(("kind", "hand"), [
+    ("straight", "AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3S 2C 2D"),  # a second two, no joker
+    ("straight", "AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3S 2C"),  # thirteen cards
+    ("pairs", "JK JK KC KD QC QD 9C 9D 8C 8D 6C 6D 5C 5D"),  # a pair of jokers is not natural
+    ("pairs", "KC KD QC QD 9C 9D 8C 8D 6C 6D 5C 5D 4C 3S"),  # an odd card
+    ("pairs", "KC KD QC QD 9C 9D 8C 8D 6C 6D 5C 5D 3S 3C"),  # black threes are not natural pairs
+    ("pairs_with_wilds", "KC KD QC QD 9C 9D 8C 8D 6C 6D 5C 5D 4C 4D"),  # no wild pair
+    ("garbage", "KC KD KH KS QC QD QH QS 9C 9D 9H 8C 8D 2H"),  # a wild card
+    ("garbage", "KC KD KH KS QC QD QH QS 9C 9D 8C 8D 8H 8S"),  # four, four, two, four
+])
+def test_special_hand_shapes_refused(kind, hand):
+    with pytest.raises(Illegal) as refused:
+        check_special_hand(kind, list(cards(hand)), RULES)
+    assert refused.value.rule == "modern.special-hand.shape"
