@@ -135,7 +135,7 @@ def _modern(state: HandState) -> list[Action]:
     card of the hand as the discard)."""
     rules = state.rules
     out: list[Action] = []
-    if rules.wild_only_melds:
+    if rules.meld_wild_only_melds:
         wilds = [c for c in sort_cards(state.hand.elements()) if rules.is_wild(c)]
         jokers = [c for c in wilds if c.is_joker]
         twos = [c for c in wilds if not c.is_joker]
