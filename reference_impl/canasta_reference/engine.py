@@ -416,7 +416,7 @@ class ReferenceEngine:
             if rules.going_out_final_discard == "required":
                 raise Illegal("turn.discard.required", "going out needs a final discard in this game")
             self._check_may_go_out(state, canastas, plan)
-        elif self._talon_owed_after(state, plan):
+        elif self._talon_owed_after(state):
             return  # modern.talon.no-card-to-hold: the talon follows the discard
         elif canastas < rules.going_out_canastas_required:
             raise Illegal("turn.keep-a-card", "the side cannot go out yet, so the player keeps a card besides the discard")
@@ -424,8 +424,9 @@ class ReferenceEngine:
             raise Illegal("turn.keep-a-card", "the side's wild-card meld is unfinished, so it cannot go out: the player keeps a card besides the discard")
 
     @staticmethod
-    def _talon_owed_after(state: HandState, plan: MeldPlan) -> bool:
-        """Whether a talon will follow this turn's discard once the plan is laid."""
+    def _talon_owed_after(state: HandState) -> bool:
+        """Whether a talon will follow this turn's discard once the meld being judged is laid (it
+        makes or follows the side's initial meld of this turn)."""
         if not state.talons or state.turn_card_drawn():
             return False
         return state.talon_owed() or not state.has_melded(state.side)
