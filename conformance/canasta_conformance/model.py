@@ -8,6 +8,7 @@ canonical order so that equal positions compare equal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
@@ -491,6 +492,81 @@ def format_action(action: Action) -> str:
 def _group_text(group: MeldGroup) -> str:
     text = " ".join(_tokens(group.cards))
     return f"{group.rank}: {text}" if group.rank else text
+
+
+# --------------------------------------------------------------------------------------------
+# The action text form: what messages print, read back
+
+_BRACKETED = re.compile(r"\[([^\]]*)\]")
+
+
+def action_text(action: Action) -> str:
+    """The complete text form of an action, which :func:`parse_action` reads back (the same as
+    :func:`format_action` except that a next_hand lists its whole deck)."""
+    if isinstance(action, NextHand):
+        first = "" if action.first_player is None else f" first_player={action.first_player}"
+        return f"next_hand{first} [{' '.join(_tokens(action.deck))}]"
+    return format_action(action)
+
+
+def parse_action(text: str) -> Action:
+    """An action from its text form (``take [9H 9S] + [KH KD KS]``, ``meld [2C: 2C] [7H 7D 7S]``,
+    ``discard 5C``, ``answer yes``...): the same action as its JSON form. Raises
+    :class:`FormatError` saying what is wrong."""
+    return action_from_json(_text_to_json(text.strip()))
+
+
+def _text_to_json(text: str) -> dict[str, Any]:
+    kind, _, rest = text.partition(" ")
+    rest = rest.strip()
+    if kind in ("draw", "ask", "decline"):
+        if rest:
+            raise FormatError(f"{kind!r} takes nothing after it: {text!r}", "action")
+        return {"type": kind}
+    if kind == "discard":
+        return {"type": "discard", "card": rest}
+    if kind == "answer":
+        if rest not in ("yes", "no"):
+            raise FormatError(f"an answer is 'answer yes' or 'answer no', not {text!r}", "action.permit")
+        return {"type": "answer", "permit": rest == "yes"}
+    if kind == "meld":
+        return {"type": "meld", "melds": _bracketed(rest, text)}
+    if kind == "take":
+        first, *others = rest.split("+")
+        cards = _bracketed(first, text)
+        if len(cards) != 1 or not isinstance(cards[0], list):
+            raise FormatError(f"a take names the hand cards in one bracket, e.g. 'take [9H 9S]': {text!r}", "action.cards")
+        return {"type": "take", "cards": cards[0], "melds": [g for part in others for g in _bracketed(part, text)]}
+    if kind == "special_hand":
+        name, _, discard = rest.partition(",")
+        if not name.strip() or not discard.strip().startswith("discard "):
+            raise FormatError(f"a special hand is 'special_hand KIND, discard CARD': {text!r}", "action")
+        return {"type": "special_hand", "kind": name.strip(), "discard": discard.strip().removeprefix("discard ").strip()}
+    if kind == "next_hand":
+        out: dict[str, Any] = {"type": "next_hand"}
+        if rest.startswith("first_player="):
+            value, _, rest = rest.removeprefix("first_player=").partition(" ")
+            if not value.isdigit():
+                raise FormatError(f"first_player is a seat number: {text!r}", "action.first_player")
+            out["first_player"] = int(value)
+        deck = _bracketed(rest, text)
+        if len(deck) != 1 or not isinstance(deck[0], list):
+            raise FormatError(f"a next_hand lists its whole deck in one bracket: {text!r}", "action.deck")
+        out["deck"] = deck[0]
+        return out
+    raise FormatError(f"unknown action {kind!r} (one of: {', '.join(ACTION_TYPES)})", "action.type")
+
+
+def _bracketed(text: str, whole: str) -> list[Any]:
+    """Groups in brackets, ``[KH KD KS] [2C: 2C]``, as JSON meld groups; nothing else may stand
+    between them."""
+    if _BRACKETED.sub("", text).strip():
+        raise FormatError(f"cards are written in brackets, e.g. [KH KD KS]: {whole!r}", "action")
+    groups: list[Any] = []
+    for body in _BRACKETED.findall(text):
+        rank, colon, tokens = body.rpartition(":")
+        groups.append({"rank": rank.strip(), "cards": tokens.split()} if colon else tokens.split())
+    return groups
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ from .messages import failure_lines
 from .protocol import PROTOCOL_VERSION
 from .report import TIERS, citation_counts, counts_by_area, counts_by_tier, shown_statuses
 from .runner import Judging, Result
-from .scenario import SCENARIO_SUFFIXES, Scenario, ScenarioError, is_scenario_file, load_scenario
+from .scenario import SCENARIO_SUFFIXES, Scenario, ScenarioError, is_scenario_file
+from .scenario_cache import load_scenario_cached
 from .spec import Spec, SpecError, load_spec
 from .tiers import Tier, scenario_tier
 from .subprocess_engine import DEFAULT_TIMEOUT, SubprocessEngine
@@ -383,7 +384,7 @@ class ScenarioFile(pytest.File):
     def collect(self) -> Any:
         state: CanastaState = self.config.stash[_SESSION_KEY]
         try:
-            scenario = load_scenario(self.path, state.spec)
+            scenario = load_scenario_cached(self.path, state.spec)
         except (ScenarioError, SpecError) as error:
             yield BrokenScenarioItem.from_parent(self, name=self.path.stem, problems=str(error))
             return

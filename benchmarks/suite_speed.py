@@ -1,0 +1,172 @@
+"""The conformance suite's own speed: plugin import time, CPU per scenario, and when xdist pays.
+
+    python benchmarks/suite_speed.py [--runs 5] [--sizes 400,1000,2000] [--project-suite] [--json]
+
+Every figure is the median of --runs runs, each in a fresh process, and is printed after a
+one-line description of how it was measured:
+
+- plugin import: ``import canasta_conformance.plugin`` timed inside an interpreter that has
+  already imported pytest (what the plugin adds to every pytest run of an environment where the
+  package is installed).
+- CPU per scenario: the corpus copied to a temporary folder and run in-process
+  (``pytest -n 0 -q``) on the reference engine; the run's CPU time (user + system, from
+  ``getrusage``) minus that of the same command over one scenario, divided by the number of
+  further scenarios. ``cold``: an empty scenario cache; ``warm``: the cache the cold run left.
+- xdist: the corpus copied K times (ids renamed) to reach each size, wall time in-process
+  against ``-n 2``, with the ratio.
+- ``--project-suite``: the README's test command (``pytest -n 2`` in the checkout), wall time.
+
+On a shared machine compare the side-by-side ratios, not the absolute figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "scenarios"
+ID_LINE = re.compile(r"^id: (\S+)$", re.MULTILINE)
+IMPORT_CODE = (
+    "import time, pytest; t = time.perf_counter(); import canasta_conformance.plugin; "
+    "print(time.perf_counter() - t)"
+)
+
+
+def environment() -> dict[str, str]:
+    env = dict(os.environ)
+    paths = [str(ROOT / "conformance"), str(ROOT / "reference_impl")]
+    env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
+def plugin_import_seconds(env: dict[str, str]) -> float:
+    out = subprocess.run([sys.executable, "-c", IMPORT_CODE], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
+
+
+def copy_corpus(target: Path, copies: int = 1, limit: int | None = None) -> int:
+    """The corpus (``copies`` times, ids renamed; at most ``limit`` files) under ``target``."""
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    files = sorted(CORPUS.rglob("*.yaml"))
+    written = 0
+    for copy in range(copies):
+        for path in files:
+            if limit is not None and written >= limit:
+                return written
+            text = path.read_text(encoding="utf-8")
+            match = ID_LINE.search(text)
+            if match is None:
+                continue
+            new_id = match.group(1) if copy == 0 else f"{match.group(1)}-copy{copy}"
+            folder = target / "scenarios" / path.parent.name
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{new_id}.yaml").write_text(ID_LINE.sub(f"id: {new_id}", text, count=1), encoding="utf-8")
+            written += 1
+    return written
+
+
+def run_pytest(folder: Path, env: dict[str, str], *args: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the pytest process and its children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *args],
+        cwd=folder, env=env, capture_output=True, text=True,
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise SystemExit(f"pytest failed in {folder}:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def cpu_per_scenario(runs: int, env: dict[str, str], work: Path) -> dict[str, float]:
+    corpus, single = work / "corpus", work / "single"
+    count = copy_corpus(corpus)
+    copy_corpus(single, limit=1)
+    cold, warm = [], []
+    for run in range(runs):
+        cache = work / f"cache-{run}"
+        run_env = {**env, "CANASTA_CACHE_DIR": str(cache)}
+        _, base = run_pytest(single, {**run_env, "CANASTA_CACHE_DIR": str(work / f"single-cache-{run}")}, "-n", "0")
+        _, full_cold = run_pytest(corpus, run_env, "-n", "0")
+        _, full_warm = run_pytest(corpus, run_env, "-n", "0")
+        cold.append((full_cold - base) / (count - 1))
+        warm.append((full_warm - base) / (count - 1))
+    return {"scenarios": count, "cold_ms": statistics.median(cold) * 1e3, "warm_ms": statistics.median(warm) * 1e3}
+
+
+def xdist_scaling(sizes: list[int], runs: int, env: dict[str, str], work: Path) -> list[dict[str, float]]:
+    corpus_size = len(list(CORPUS.rglob("*.yaml")))
+    rows = []
+    for size in sizes:
+        folder = work / f"size-{size}"
+        count = copy_corpus(folder, copies=-(-size // corpus_size), limit=size)
+        run_env = {**env, "CANASTA_CACHE_DIR": str(work / f"cache-size-{size}")}
+        run_pytest(folder, run_env, "-n", "0")  # fill the cache: both modes then read it
+        serial = statistics.median(run_pytest(folder, run_env, "-n", "0")[0] for _ in range(runs))
+        parallel = statistics.median(run_pytest(folder, run_env, "-n", "2")[0] for _ in range(runs))
+        rows.append({"scenarios": count, "in_process_s": serial, "n2_s": parallel, "n2_over_in_process": parallel / serial})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sizes", default="400,1000,2000", help="corpus sizes for the xdist comparison ('' to skip)")
+    parser.add_argument("--project-suite", action="store_true", help="also time the README's test command")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    env = environment()
+    figures: dict[str, object] = {
+        "machine": f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"load {os.getloadavg()[0]:.1f}",
+    }
+    print("method: median of", args.runs, "fresh processes each; plugin import timed after `import pytest`;")
+    print("        CPU per scenario = (CPU of `pytest -n 0` over the corpus - over one scenario) / (scenarios - 1)")
+    figures["plugin_import_ms"] = statistics.median(plugin_import_seconds(env) for _ in range(args.runs)) * 1e3
+    print(f"plugin import: {figures['plugin_import_ms']:.1f} ms")
+    with tempfile.TemporaryDirectory(prefix="canasta-suite-speed-") as tmp:
+        work = Path(tmp)
+        per = cpu_per_scenario(args.runs, env, work)
+        figures["cpu_per_scenario"] = per
+        print(f"CPU per scenario, in-process ({per['scenarios']:.0f} scenarios): cold cache {per['cold_ms']:.2f} ms, "
+              f"warm cache {per['warm_ms']:.2f} ms")
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+        if sizes:
+            print("method: wall time of `pytest -n 0` and `pytest -n 2` over the corpus copied to each size, warm cache")
+            rows = xdist_scaling(sizes, args.runs, env, work)
+            figures["xdist"] = rows
+            for row in rows:
+                print(f"  {row['scenarios']:>6.0f} scenarios: in-process {row['in_process_s']:.2f} s, -n 2 {row['n2_s']:.2f} s, "
+                      f"ratio {row['n2_over_in_process']:.2f}")
+        shutil.rmtree(work, ignore_errors=True)
+    if args.project_suite:
+        print("method: wall time of the README's test command, `pytest -n 2`, in the checkout (one run)")
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q"], cwd=ROOT, env=environment(), capture_output=True, check=False)
+        figures["project_suite_s"] = time.perf_counter() - started
+        print(f"project suite: {figures['project_suite_s']:.0f} s")
+    print(f"machine: {figures['machine']}")
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""The scenario cache answers only for unchanged files in an unchanged context."""
+
+from __future__ import annotations
+
+import pytest
+
+from canasta_conformance import scenario_cache
+from canasta_conformance.scenario import ScenarioError, load_scenario
+from canasta_conformance.scenario_cache import cache_root, load_scenario_cached
+from canasta_conformance.spec import load_spec
+from example_scenario import EXAMPLE
+
+SPEC = load_spec()
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("CANASTA_CACHE_DIR", str(folder))
+    return folder
+
+
+def write(tmp_path, name, text=None):
+    folder = tmp_path / "scenarios" / "pile"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(text if text is not None else EXAMPLE.format(id=name))
+    return path
+
+
+def test_a_cached_scenario_equals_a_fresh_load_and_is_not_parsed_again(tmp_path, cache_dir, monkeypatch):
+    path = write(tmp_path, "cached-one")
+    first = load_scenario_cached(path, SPEC)
+    assert list(cache_dir.rglob("*.pickle"))
+    monkeypatch.setattr(scenario_cache, "load_scenario", lambda *a: pytest.fail("parsed again"))
+    assert load_scenario_cached(path, SPEC) == first == load_scenario(path, SPEC)
+
+
+def test_a_changed_file_is_loaded_again(tmp_path, cache_dir):
+    path = write(tmp_path, "changed-one")
+    load_scenario_cached(path, SPEC)
+    path.write_text(EXAMPLE.format(id="changed-one").replace("title: A wild", "title: Changed, a wild", 1))
+    assert load_scenario_cached(path, SPEC).title.startswith("Changed, a wild")
+    path.write_text(EXAMPLE.format(id="changed-one").replace("[4D, 4H]", "[4D, 4X]"))
+    with pytest.raises(ScenarioError, match="4X"):
+        load_scenario_cached(path, SPEC)
+
+
+def test_a_corrupt_entry_is_a_miss(tmp_path, cache_dir):
+    path = write(tmp_path, "corrupt-one")
+    load_scenario_cached(path, SPEC)
+    for entry in cache_dir.rglob("*.pickle"):
+        entry.write_bytes(b"not a pickle")
+    assert load_scenario_cached(path, SPEC) == load_scenario(path, SPEC)
+
+
+def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANASTA_CACHE_DIR", "off")
+    assert cache_root() is None
+    path = write(tmp_path, "uncached-one")
+    assert load_scenario_cached(path, SPEC) == load_scenario(path, SPEC)
