@@ -161,7 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0, help="random seed: the same seed plays the same game (default 0)")
     play.add_argument("--variant", default="classic", help="a variant of spec/variants (default classic)")
     play.add_argument("--json", type=Path, metavar="FILE", help="write the game record as JSON to FILE ('-' for stdout)")
-    play.add_argument("--replay", type=Path, metavar="FILE", help="replay a JSON game record instead of playing")
+    play.add_argument("--record", type=Path, metavar="FILE", help="write the game as a text record to FILE ('-' for stdout; docs/guides/game-records.md)")
+    play.add_argument("--show", action="store_true", help="print the game turn by turn: draws, takes, melds, discards, red threes, score sheets")
+    play.add_argument("--replay", type=Path, metavar="FILE", help="replay a game record (text or JSON) instead of playing")
     play.add_argument("--engine", default=DEFAULT_ENGINE, metavar="NAME|MODULE:FACTORY", help="the engine that replays a record (default: the reference engine)")
     play.add_argument("--max-hands", type=_positive_int, default=200, help="stop after this many hands (default 200)")
     play.set_defaults(handler=_play)
@@ -349,18 +351,28 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
     import json
 
     from .engine import EngineLoadError, resolve_factory
+    from .game_text import game_log, record_from_text, record_to_text
+    from .model import FormatError
     from .records import GameRecord, ReplayError, replay
     from .spec import SpecError, load_spec
 
     if args.replay:
         try:
-            data = json.loads(args.replay.read_text(encoding="utf-8"))
+            text = args.replay.read_text(encoding="utf-8")
+            if not text.lstrip().startswith("{"):  # the text record (docs/guides/game-records.md)
+                data = None
+                record = record_from_text(text)
+            else:
+                data = json.loads(text)
+        except FormatError as error:
+            return _usage(f"{args.replay}: not a game record: {error}")
         except OSError as error:
             return _usage(f"{args.replay}: cannot read the game record: {error.strerror or error}")
         except (ValueError, RecursionError) as error:
             return _usage(f"{args.replay}: the game record is not JSON: {excerpt(str(error), 200)}")
         try:
-            record = GameRecord.from_json(data)
+            if data is not None:
+                record = GameRecord.from_json(data)
         except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
             return _usage(f"{args.replay}: not a game record: {_reason(error)}")
         try:
@@ -375,9 +387,15 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
         except Exception as error:  # noqa: BLE001 - the engine refused the record (e.g. an impossible deck)
             print(f"{args.replay}: the engine cannot replay the record: {_reason(error)}", file=sys.stderr)
             return 1
+        if args.show:
+            for line in game_log(record, factory()):
+                print(line)
         sheet = record.final_sheet
         scores = ", ".join(f"side {i} {s.cumulative}" for i, s in enumerate(sheet.sides)) if sheet else "-"
-        print(f"replayed {len(record.hands)} hands, {actions} actions with {args.engine}: identical positions and scores ({scores})")
+        if sheet is None:  # a text record holds no positions or sheets to compare
+            print(f"replayed {len(record.hands)} hands, {actions} actions with {args.engine}: every action accepted")
+        else:
+            print(f"replayed {len(record.hands)} hands, {actions} actions with {args.engine}: identical positions and scores ({scores})")
         return 0
     from canasta_reference.selfplay import format_game, play_game  # the reference engine, by name
 
@@ -404,9 +422,22 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
             args.json.write_text(text + "\n", encoding="utf-8")
         except OSError as error:
             return _usage(f"canasta play: --json: cannot write {args.json}: {error.strerror or error}")
+    if args.record:
+        if str(args.record) == "-":
+            print(record_to_text(record), end="")
+            return 0
+        try:
+            args.record.write_text(record_to_text(record), encoding="utf-8")
+        except OSError as error:
+            return _usage(f"canasta play: --record: cannot write {args.record}: {error.strerror or error}")
+    if args.show:
+        for line in game_log(record, resolve_factory(DEFAULT_ENGINE)()):
+            print(line)
     print(format_game(record))
     if args.json:
         print(f"record written to {args.json}")
+    if args.record:
+        print(f"text record written to {args.record}")
     return 0
 
 
