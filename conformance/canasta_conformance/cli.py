@@ -351,7 +351,7 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
     import json
 
     from .engine import EngineLoadError, resolve_factory
-    from .game_text import game_log, record_from_text, record_to_text
+    from .game_text import game_log, is_text_record, record_from_text, record_to_text
     from .model import FormatError
     from .records import GameRecord, ReplayError, replay
     from .spec import SpecError, load_spec
@@ -359,7 +359,7 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
     if args.replay:
         try:
             text = args.replay.read_text(encoding="utf-8")
-            if not text.lstrip().startswith("{"):  # the text record (docs/guides/game-records.md)
+            if is_text_record(text):  # the text record (docs/guides/game-records.md)
                 data = None
                 record = record_from_text(text)
             else:

@@ -49,6 +49,15 @@ def record_to_text(record: GameRecord) -> str:
     return "\n".join(lines) + "\n"
 
 
+def is_text_record(text: str) -> bool:
+    """Whether ``text`` is a text record (its first line that is not a comment is a tag), not JSON."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            return _TAG.match(line) is not None
+    return False
+
+
 def record_from_text(text: str) -> GameRecord:
     """Read the text record; raises :class:`FormatError` naming the line at fault."""
     record: GameRecord | None = None
