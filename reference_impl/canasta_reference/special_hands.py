@@ -60,7 +60,7 @@ def _is_garbage(cards: Sequence[Card], rules: VariantRules) -> bool:
     return tuple(sorted(Counter(c.rank for c in cards).values())) == GARBAGE_GROUPS
 
 
-_SHAPES: dict[str, Callable[[Sequence[Card], Rules], bool]] = {
+_SHAPES: dict[str, Callable[[Sequence[Card], VariantRules], bool]] = {
     "straight": _is_straight,
     "pairs": _is_pairs,
     "pairs_with_wilds": _is_pairs_with_wilds,
