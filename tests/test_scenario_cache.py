@@ -59,3 +59,20 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
     assert cache_root() is None
     path = write(tmp_path, "uncached-one")
     assert load_scenario_cached(path, SPEC) == load_scenario(path, SPEC)
+
+
+def test_a_cached_scenario_is_sound_in_another_process(tmp_path, cache_dir):
+    """String hashes differ between processes: cards read from the cache must hash afresh."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path, "cross-process")
+    code = (
+        "import sys; from pathlib import Path; from collections import Counter; "
+        "from canasta_conformance.scenario_cache import load_scenario_cached; "
+        "from canasta_conformance.spec import load_spec; from canasta_conformance.cards import full_deck; "
+        "s = load_scenario_cached(Path(sys.argv[1]), load_spec()); deck = Counter(full_deck()); "
+        "print(all(deck[c] for c in s.position.all_cards()))"
+    )
+    runs = [subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout.strip() for _ in range(2)]
+    assert runs == ["True", "True"]  # the first run writes the entry, the second reads it

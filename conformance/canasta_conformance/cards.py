@@ -45,6 +45,11 @@ class Card:
     def __hash__(self) -> int:  # cards are hashed in every multiset operation: compute it once
         return self._hash
 
+    def __reduce__(self) -> tuple[type[Card], tuple[str, str | None]]:
+        """Pickled by rank and suit: the cached hash is rebuilt in the process that loads it
+        (string hashes differ between processes)."""
+        return (Card, (self.rank, self.suit))
+
     @property
     def token(self) -> str:
         return JOKER if self.rank == JOKER else self.rank + (self.suit or "")
