@@ -311,6 +311,35 @@ def test_run_tier_option_selects_one_tier_and_junit_has_the_tier(pytester):
     assert "game.tie" in json.dumps(junit.read_text())
 
 
+def test_the_report_of_a_real_run_carries_citations_and_tiers_through_xdist(tmp_path):
+    import subprocess
+
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    for sid in ("game-tie-at-target-another-hand", "pile-black-three-top-blocks-take", "pile-frozen-two-wilds-rejected"):
+        shutil.copy(BY_ID[sid].path, folder / BY_ID[sid].path.name)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent) + ":" + os.environ.get("PYTHONPATH", "")}
+    report, matrix = tmp_path / "report.json", tmp_path / "matrix.md"
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "scenarios", "-p", "no:cacheprovider", "-p", "no:randomly", "-q", "-n", "2",
+         "--canasta-engine", "verdict_engines:UnrelatedCitations", "--canasta-report", str(report), "--canasta-matrix", str(matrix)],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600,
+    )
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    data = json.loads(report.read_text())
+    assert list(schema_errors("report", data)) == []
+    results = {r["id"]: r for r in data["results"]}
+    assert {sid: r["status"] for sid, r in results.items()} == dict.fromkeys(results, "rule-differs") and len(results) == 3
+    assert results["pile-black-three-top-blocks-take"]["citations"][0]["cited"] == UNRELATED_RULE
+    assert results["game-tie-at-target-another-hand"]["tier"] == "reading"
+    assert results["game-tie-at-target-another-hand"]["tier_reasons"][0]["rule"] == "game.tie"
+    assert data["summary"]["by_tier"]["core"]["rule-differs"] == 2 and data["summary"]["by_tier"]["reading"]["rule-differs"] == 1
+    assert data["summary"]["citations"]["differs"] >= 3
+    assert data["header"]["engine"]["name"] == "unrelated-citations"
+    text = matrix.read_text()
+    assert "## Rule citations" in text and "## Core and readings" in text
+
+
 def test_spec_show_and_coverage_tell_the_relations_and_the_tiers(capsys):
     from canasta_conformance.cli import main
 
