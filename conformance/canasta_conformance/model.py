@@ -614,7 +614,8 @@ class Outcome:
         status = data.get("status") if isinstance(data, Mapping) else None
         if status not in ("accepted", "rejected", "malformed"):
             raise FormatError(f"{status!r} is not one of accepted, rejected, malformed", f"{path}.status")
-        return cls(status, data.get("rule"), str(data.get("message", "")))
+        rule = data.get("rule")
+        return cls(status, None if rule is None else str(rule), str(data.get("message", "")))
 
 
 _ACCEPTED = Outcome("accepted")

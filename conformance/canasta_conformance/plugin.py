@@ -36,6 +36,8 @@ from .subprocess_engine import DEFAULT_TIMEOUT, SubprocessEngine
 from .yamlio import YamlError, read_yaml
 
 _SESSION_KEY = pytest.StashKey["CanastaState"]()
+#: rule-differs scenarios listed by name in the terminal summary
+SHOWN_RULE_DIFFERS = 20
 _COLLECTOR_KEY = pytest.StashKey[ResultCollector]()
 
 
@@ -548,3 +550,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             f"rule citations: {citations.get('differs', 0)} differ from the scenario's rule (rule-differs: not failures "
             f"unless --canasta-strict-rules), {citations.get('broader', 0)} name a broader rule (they agree)"
         )
+        differing = sorted((e for e in collector.entries.values() if e.status == "rule-differs"), key=lambda e: e.id)
+        for entry in differing[:SHOWN_RULE_DIFFERS]:
+            terminalreporter.write_line(f"  rule-differs {entry.id}: {entry.message}")
+        if len(differing) > SHOWN_RULE_DIFFERS:
+            terminalreporter.write_line(f"  ... and {len(differing) - SHOWN_RULE_DIFFERS} more (every one is in --canasta-report and --canasta-matrix)")
