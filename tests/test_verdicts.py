@@ -153,6 +153,7 @@ def test_reading_one_confidence_c_rule_differently_fails_only_readings():
     assert SPEC.rules["game.tie"].confidence == "C"
     tie_is_a_draw = Mutant("tie-is-a-draw", ("game.tie",), {"game_tie": "draw"})
     results = run_all(tie_is_a_draw.factory()())
+    assert {sid: r.message for sid, r in results.items() if r.status == "error"} == {}
     failed = {sid: r for sid, r in results.items() if r.status == "failed"}
     assert failed, "the mutant reads game.tie differently: some scenario must show it"
     assert {r.tier.name for r in failed.values() if r.tier} == {"reading"}
