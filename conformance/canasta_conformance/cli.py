@@ -350,7 +350,7 @@ def _export(args: argparse.Namespace, extra: list[str]) -> int:
 def _play(args: argparse.Namespace, extra: list[str]) -> int:
     import json
 
-    from .engine import EngineLoadError, resolve_factory
+    from .engine import EngineLoadError, cannot_play, resolve_factory
     from .game_text import game_log, is_text_record, record_from_text, record_to_text
     from .model import FormatError
     from .records import GameRecord, ReplayError, replay
@@ -379,8 +379,13 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
             factory = resolve_factory(args.engine)
         except EngineLoadError as error:
             return _usage(f"canasta play: --engine: {error}")
+        replaying = factory()
+        refused = cannot_play(load_spec(), replaying.capabilities(), record.variant, record.options)
+        if refused:  # never replay a rule set the engine plays only in part
+            print(f"canasta play: {refused}", file=sys.stderr)
+            return 2
         try:
-            actions = replay(record, factory())
+            actions = replay(record, replaying)
         except ReplayError as error:
             print(f"{args.replay}: replay differs: {error}", file=sys.stderr)
             return 1
@@ -397,7 +402,8 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
         else:
             print(f"replayed {len(record.hands)} hands, {actions} actions with {args.engine}: identical positions and scores ({scores})")
         return 0
-    from canasta_reference.selfplay import format_game, play_game  # the reference engine, by name
+    from canasta_reference import create_engine  # the reference engine, by name
+    from canasta_reference.selfplay import format_game, play_game
 
     try:
         variants = load_spec().variants
@@ -408,8 +414,13 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
         return _usage(f"canasta play: --variant: unknown variant {args.variant!r} (known: {', '.join(sorted(variants))})")
     if args.json and str(args.json) != "-" and not args.json.parent.is_dir():
         return _usage(f"canasta play: --json: the folder {str(args.json.parent)!r} does not exist")
+    engine = create_engine()
+    refused = cannot_play(load_spec(), engine.capabilities(), args.variant)
+    if refused:  # never play a rule set silently in part: name the parameters it lacks
+        print(f"canasta play: {refused}", file=sys.stderr)
+        return 2
     try:
-        record = play_game(args.seed, args.variant, max_hands=args.max_hands)
+        record = play_game(args.seed, args.variant, max_hands=args.max_hands, engine=engine)
     except Exception as error:  # noqa: BLE001 - e.g. a variant the reference engine does not implement
         print(f"canasta play: the reference engine cannot play {args.variant}: {_reason(error)}", file=sys.stderr)
         return 1

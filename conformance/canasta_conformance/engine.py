@@ -10,11 +10,14 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .model import Action, Outcome, Position, ScoreSheet
+
+if TYPE_CHECKING:
+    from .spec import Spec
 
 DEFAULT_ENGINE = "canasta_reference:create_engine"
 
@@ -41,6 +44,42 @@ class Capabilities:
             "name": self.name, "version": self.version, "variants": list(self.variants),
             "options": list(self.options), "features": list(self.features), "spec_version": self.spec_version,
         }
+
+
+def cannot_play(spec: Spec, capabilities: Capabilities, variant: str, options: Mapping[str, Any] | None = None) -> str | None:
+    """Why an engine with these capabilities cannot play ``variant`` with ``options``, naming the
+    parameters at fault; None when it can. Every command that starts a game or a hand asks this
+    first, so that no engine silently plays a rule set it does not implement.
+
+    An undeclared variant is refused, naming every parameter the variant (with the options) sets
+    away from its default that the engine does not list among its options; a declared variant is
+    refused for each option the engine does not list (``"*"`` lists them all)."""
+    options = dict(options or {})
+    if variant not in spec.variants:
+        return f"unknown variant {variant!r} (known: {', '.join(sorted(spec.variants))})"
+    unknown = sorted(set(options) - set(spec.parameters))
+    if unknown:
+        return f"unknown parameter(s) {', '.join(unknown)}"
+    honoured = set(spec.parameters) if "*" in capabilities.options else set(capabilities.options)
+    missing = [name for name in options if name not in honoured]
+    if variant in capabilities.variants:
+        if missing:
+            return f"{capabilities.name} does not implement option(s) {', '.join(sorted(missing))}"
+        return None
+    values = spec.variant_parameters(variant, options)
+    changed = [name for name, p in spec.parameters.items() if _plain(values[name]) != _plain(p.default) and name not in honoured]
+    named = sorted({*missing, *changed})
+    why = f": parameter(s) not implemented: {', '.join(named)}" if named else ""
+    return f"{capabilities.name} does not play variant {variant!r}{why}"
+
+
+def _plain(value: Any) -> Any:
+    """A parameter value with tuples as lists and read-only mappings as dicts, for comparison."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
 @dataclass(frozen=True)

@@ -328,6 +328,15 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
         for seat, hand in enumerate(position.hands):
             if any(c.is_red_three for c in hand):
                 yield ["hands", seat], "red threes are laid face up at once: no hand holds one (red_threes lists them)"
+    elif position.phase == "play" and 0 <= position.turn < len(position.hands) and any(
+        c.is_red_three for c in position.hands[position.turn]
+    ):
+        yield ["hands", position.turn], "the player to move laid down dealt red threes when the turn began: the hand holds none"
+    if (
+        params["end_of_stock.mode"] == "end_hand" and position.phase == "draw" and not position.stock
+        and position.ended is None
+    ):
+        yield ["stock"], "in this variant the hand ends with the turn that empties the stock: a turn never begins with an empty stock"
     for side_index, threes in enumerate(position.red_threes):
         for index, c in enumerate(threes):
             if not c.is_red_three:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from canasta_conformance.engine import Capabilities, DealSetup
+from canasta_conformance.engine import Capabilities, DealSetup, OperationUnsupported, cannot_play
 from canasta_conformance.model import (
     WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand, Outcome, Position,
     ScoreSheet, SpecialHand, TakePile,
@@ -41,9 +41,16 @@ class ReferenceEngine:
     def __init__(self, spec: Spec | None = None) -> None:
         self.spec = spec or load_spec()
         self.state: HandState | None = None
+        self._capabilities: Capabilities | None = None
+        self._playable: set[tuple[str, str]] = set()
 
     # --- protocol ------------------------------------------------------------------------------
     def capabilities(self) -> Capabilities:
+        if self._capabilities is None:
+            self._capabilities = self._declare()
+        return self._capabilities
+
+    def _declare(self) -> Capabilities:
         return Capabilities(
             name="canasta-reference", version=__version__,
             variants=tuple(sorted(v for v in self.spec.variants if self.supports(v))),
@@ -59,12 +66,24 @@ class ReferenceEngine:
         )
 
     def rules_for(self, variant: str, options: dict[str, Any]) -> VariantRules:
+        key = (variant, repr(sorted(options.items())))
+        if key not in self._playable:
+            refused = cannot_play(self.spec, self.capabilities(), variant, options)
+            if refused:  # never play a rule set silently in part
+                raise OperationUnsupported(refused)
+            self._playable.add(key)
         return self.spec.variant_rules(variant, options)
 
     def load(self, position: Position) -> None:
         rules = self.rules_for(position.variant, dict(position.options))
         _refuse_impossible("the position", setup_problems(position, self.spec))
-        self.state = HandState.from_position(position, rules)
+        state = HandState.from_position(position, rules)
+        if rules.red_three_dealt_timing == "first_turn" and state.phase == "draw":
+            # red3.dealt.expose (Hoyle): a position at the start of a turn is before the forced
+            # step that opens it, so the player to move lays down dealt red threes now, as the
+            # turn change does in play
+            expose_red_threes(state, state.turn)
+        self.state = state
 
     def deal(self, setup: DealSetup) -> None:
         """Start a hand from an explicit deck order (top first)."""
@@ -270,6 +289,8 @@ class ReferenceEngine:
     def _discard(self, state: HandState, action: Discard) -> Commit:
         self._start_of_action(state, "play", "discarding")
         taken = check_in_hand(state.hand, [action.card])
+        if action.card.is_red_three:
+            raise Illegal("red3.never-in-hand", "a red three is never discarded: it is laid face up")
         self._check_empty_pile_discard(state, action)
         talon = state.talon_owed()
         going_out = state.hand_size() == 1 and not talon
