@@ -106,6 +106,9 @@ class TurnFacts:
     took_pile: bool = False
     #: "Partner, may I go out?" in this turn: None (not asked), pending, yes or no
     question: Question | None = None
+    #: a black three turned as the upcard and covered is still in the discard pile (it freezes the
+    #: pile where upcard.covered_black_three_freezes)
+    covered_black_three: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -114,6 +117,7 @@ class TurnFacts:
             "new_ranks": list(self.new_ranks),
             "took_pile": self.took_pile,
             "question": self.question,
+            "covered_black_three": self.covered_black_three,
         }
 
     @classmethod
@@ -128,6 +132,7 @@ class TurnFacts:
             new_ranks=tuple(sorted((_rank_text(r, f"{path}.new_ranks") for r in data.get("new_ranks", ())), key=_RANK_INDEX.__getitem__)),
             took_pile=bool(data.get("took_pile", False)),
             question=question,
+            covered_black_three=bool(data.get("covered_black_three", False)),
         )
 
 

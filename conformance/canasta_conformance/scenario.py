@@ -333,7 +333,7 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
     ):
         yield ["hands", position.turn], "the player to move laid down dealt red threes when the turn began: the hand holds none"
     if (
-        params["end_of_stock.mode"] == "end_hand" and position.phase == "draw" and not position.stock
+        rules.end_of_stock_mode == "end_hand" and position.phase == "draw" and not position.stock
         and position.ended is None
     ):
         yield ["stock"], "in this variant the hand ends with the turn that empties the stock: a turn never begins with an empty stock"
@@ -341,6 +341,8 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
         for index, c in enumerate(threes):
             if not c.is_red_three:
                 yield ["red_threes", side_index, index], f"{c.token} is not a red three"
+    if position.facts.covered_black_three and not any(c.is_black_three for c in position.pile):
+        yield ["facts", "covered_black_three"], "the pile holds no black three"
     if position.phase == "over" and position.ended is None:
         yield ["ended"], "a position in phase 'over' says how the hand ended"
     if position.facts.question == "pending" and rules.sides >= rules.players:

@@ -164,7 +164,7 @@ class ReferenceEngine:
     # --- draw ---------------------------------------------------------------------------------------
     def _draw(self, state: HandState, action: Draw) -> Commit:
         self._start_of_action(state, "draw", "drawing")
-        if not state.stock:
+        if state.stock_exhausted():
             raise Illegal("stock.empty.no-draw", "the stock is exhausted: take the discard pile or decline it")
 
         def commit() -> None:
@@ -222,6 +222,7 @@ class ReferenceEngine:
                 else:
                     state.hand[card] += 1
             state.pile = []
+            state.covered_black_three = False
             state.took_pile = True
             self._commit_melds(state, plan)
             state.phase = "play"
@@ -389,7 +390,7 @@ class ReferenceEngine:
     # --- declining at the end of the stock ----------------------------------------------------------
     def _decline(self, state: HandState, action: Decline) -> Commit:
         self._start_of_action(state, "draw", "declining the pile")
-        if state.stock:
+        if not state.stock_exhausted():
             raise Illegal("turn.start.choice", "while the stock has cards, a turn begins by drawing or taking the pile")
         if self._forced_take(state):
             raise Illegal("stock.empty.forced-take", "with the stock exhausted the pile must be taken: its top card fits a meld of the side")
@@ -507,6 +508,8 @@ class ReferenceEngine:
         rules = state.rules
         if state.turn in state.melded_seats or state.melded_ranks - state.new_ranks:
             return False
+        if state.took_pile and not rules.going_out_concealed_allowed_with_pile:  # out.concealed.with-pile
+            return False
         if not rules.going_out_concealed_if_partner_melded and set(state.melds[state.side]) - state.new_ranks:
             return False
         return any(len(state.melds[state.side][r]) >= rules.canasta_min_cards for r in state.new_ranks)
@@ -523,7 +526,7 @@ class ReferenceEngine:
         state.new_ranks = set()
         state.took_pile = False
         state.question = None
-        if not state.stock and state.rules.end_of_stock_mode == "end_hand":
+        if state.stock_exhausted() and state.rules.end_of_stock_mode == "end_hand":
             self._end_hand(state, HandEnd("stock_exhausted", state.turn))
             return
         state.turn = (state.turn + 1) % state.rules.players

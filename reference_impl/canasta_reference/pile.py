@@ -14,7 +14,10 @@ from .state import HandState
 def frozen_by_contents(state: HandState) -> bool:
     """pile.frozen.by-wild, pile.frozen.by-red3-upcard (and the variants' always-frozen pile and
     freezing black threes): the pile is frozen for everyone."""
-    return state.rules.pile_frozen_by(state.pile)
+    rules = state.rules
+    if rules.upcard_covered_black_three_freezes and state.covered_black_three:  # upcard.black-three
+        return True
+    return rules.pile_frozen_by(state.pile)
 
 
 def is_frozen_for(state: HandState, side: int) -> bool:

@@ -96,7 +96,8 @@ def game_result(cumulative: list[int], state: HandState) -> tuple[bool, int | No
 
 def red_three_score(state: HandState, side: int) -> int:
     """score.red-threes: 100 each, all four together 800 (with more packs: each counts double from
-    red_three.doubled_from_count on), minus for a side that has not melded."""
+    red_three.doubled_from_count on), minus for a side that has not melded (or, where
+    red_three.positive_requires_canasta, that has no canasta), at most red_three.negative_cap."""
     rules = state.rules
     count = len(state.red_threes[side])
     if count == 0:
@@ -110,5 +111,12 @@ def red_three_score(state: HandState, side: int) -> int:
     ended = state.ended
     special = ended is not None and ended.special_hand is not None and ended.seat is not None and state.side_of(ended.seat) == side
     if rules.red_three_negative_without_meld and not state.melds[side] and not special:  # a special hand counts as a meld
-        return -value
+        return _negative(value, rules.red_three_negative_cap)
+    if rules.red_three_positive_requires_canasta and not state.canastas(side) and not special:
+        return _negative(value, rules.red_three_negative_cap)  # house rule: plus only with a canasta
     return value
+
+
+def _negative(value: int, cap: int | None) -> int:
+    """Red threes counted minus, no more than red_three.negative_cap."""
+    return -value if cap is None else -min(value, cap)

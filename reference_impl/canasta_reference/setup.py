@@ -54,13 +54,23 @@ def deal_hand(
     pile: list[Card] = []
     if rules.upcard_enabled:  # upcard.turn
         pile.append(stock.pop())
+        if rules.upcard_mode == "return_to_stock":
+            # upcard.return-variant: a special upcard goes back under the stock and the next card
+            # is turned, until a natural card appears (at most once round the stock)
+            for _ in range(len(stock)):
+                if not upcard_is_covered(pile[-1], rules):
+                    break
+                stock.insert(0, pile.pop())
+                pile.append(stock.pop())
         while stock and upcard_is_covered(pile[-1], rules):
             pile.append(stock.pop())
+    covered_black_three = any(c.is_black_three for c in pile[:-1])  # upcard.black-three
     state = HandState(
         rules=rules, variant=variant, options=dict(options), hands=hands, melds=[{} for _ in range(rules.sides)],
         red_threes=[[] for _ in range(rules.sides)], pile=pile, stock=stock,
         turn=order[0] if first_player is None else first_player, phase="draw",
         dealer=dealer, scores=list(scores) or [0] * rules.sides, hand_number=hand_number, talons=talons,
+        covered_black_three=covered_black_three,
     )
     # red3.dealt.expose, red3.dealt.order: at once, seat by seat from the dealer's left, or (Hoyle)
     # on each player's first turn.

@@ -30,6 +30,7 @@ class HandState:
     new_ranks: set[str] = field(default_factory=set)
     took_pile: bool = False
     question: str | None = None
+    covered_black_three: bool = False
     ended: HandEnd | None = None
     hand_number: int = 1
     talons: list[list[Card]] = field(default_factory=list)  # bonus talons not yet taken, next first
@@ -80,6 +81,12 @@ class HandState:
         side's initial meld this turn, a talon is left and the turn card is still in the stock."""
         return bool(self.talons) and self.initial_meld_this_turn() and not self.turn_card_drawn()
 
+    def stock_exhausted(self) -> bool:
+        """stock.empty.*: the stock is exhausted when it is empty, or (draw.lone_last_card_full_draw
+        false) when it holds fewer cards than a full draw."""
+        rules = self.rules
+        return not self.stock or (not rules.draw_lone_last_card_full_draw and len(self.stock) < rules.draw_count)
+
     def hand_size(self, seat: int | None = None) -> int:
         return sum(self.hands[self.turn if seat is None else seat].values())
 
@@ -107,6 +114,8 @@ class HandState:
             melded_seats=set(facts.melded_seats), melded_ranks=set(facts.melded_ranks),
             new_ranks=set(facts.new_ranks), took_pile=facts.took_pile, question=facts.question,
             ended=position.ended, hand_number=position.hand_number, talons=[list(t) for t in position.talons],
+
+            covered_black_three=facts.covered_black_three, ended=position.ended, hand_number=position.hand_number,
         )
 
     def to_position(self) -> Position:
@@ -120,6 +129,7 @@ class HandState:
             facts=TurnFacts(
                 melded_seats=tuple(sorted(self.melded_seats)), melded_ranks=tuple(sorted(self.melded_ranks)),
                 new_ranks=tuple(sorted(self.new_ranks)), took_pile=self.took_pile, question=self.question,  # type: ignore[arg-type]
+                covered_black_three=self.covered_black_three,
             ),
             ended=self.ended, hand_number=self.hand_number, talons=tuple(tuple(t) for t in self.talons),
         ).normalized()
