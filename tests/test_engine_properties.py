@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
 
@@ -107,6 +108,8 @@ def test_random_hands_conserve_cards_keep_melds_legal_and_add_up(chunk):
 
 
 SUPPORTED = ReferenceEngine(SPEC).capabilities().variants
+#: hands per variant in CI; the longer run in the README sets CANASTA_SELFPLAY_HANDS=200
+SELFPLAY_HANDS = int(os.environ.get("CANASTA_SELFPLAY_HANDS", "15"))
 
 
 @pytest.mark.parametrize("variant", SUPPORTED)
@@ -115,7 +118,7 @@ def test_every_supported_variant_plays_whole_hands_that_conserve_cards(variant):
     engine = ReferenceEngine(SPEC)
     rng = random.Random(variant)
     player = RandomPlayer(rng)
-    for number in range(15):
+    for number in range(SELFPLAY_HANDS):
         deck = full_deck(params["deck.packs"], params["deck.jokers"])
         rng.shuffle(deck)
         engine.deal(DealSetup(variant, {}, number % params["players"], tuple(deck), first_player=number % params["players"] if params["deal.first_player"] == "random" else None))

@@ -60,7 +60,7 @@ def _problems(variant: str, **changes: object) -> list[str]:
         "pile": ["8D"], "stock": ["7C"], "turn": 1, "phase": "draw", **changes,
     }
     position = Position.from_json(raw)
-    return [message for _, message in position_problems(position, SPEC.variant_parameters(variant))]
+    return [message for _, message in position_problems(position, SPEC.variant_rules(variant))]
 
 
 def test_hoyle_positions_keep_dealt_red_threes_only_before_their_holders_turn():
@@ -74,3 +74,53 @@ def test_a_turn_never_begins_with_an_empty_stock_where_the_hand_ends_with_it():
     assert _problems("canasta-palace", hands=hands, stock=["7C"]) == []
     assert any("empties the stock" in m for m in _problems("canasta-palace", hands=hands, stock=[]))
     assert _problems("classic", hands=hands, stock=[]) == []
+
+
+def test_five_player_positions_name_the_player_sitting_out():
+    hands = [[], ["9C"], ["5D"], ["8S"], ["6H"]]
+    base = {"hands": hands, "melds": [[], []], "turn": 1}
+    assert _problems("classic-5p", **base, sitting_out=[0]) == []
+    assert any("sitting out each hand" in m for m in _problems("classic-5p", **base))
+    assert any("holds no cards" in m for m in _problems("classic-5p", **{**base, "turn": 2}, sitting_out=[1]))
+    assert any("has no turn" in m for m in _problems("classic-5p", **{**base, "turn": 0}, sitting_out=[0]))
+
+
+def test_the_reference_engine_declares_every_variant_whose_parameters_it_implements():
+    declared = set(create_engine().capabilities().variants)
+    assert {"classic", "classic-2p", "classic-5p", "classic-6p", "hoyle-bicycle", "regal"} <= declared
+
+
+#: variants with the options their scenarios use, played by random legal players
+OPTION_SETS = [
+    ("classic", {"upcard.mode": "return_to_stock", "upcard.cover": ["wild", "red_three", "black_three"]}),
+    ("hoyle-bicycle", {"upcard.covered_black_three_freezes": True}),
+    ("classic-2p", {"draw.lone_last_card_full_draw": False}),
+    ("classic", {"going_out.concealed_allowed_with_pile": False, "red_three.negative_cap": 150,
+                 "red_three.positive_requires_canasta": True, "black_three.in_hand_value": 100}),
+]
+
+
+@pytest.mark.parametrize(("variant", "options"), OPTION_SETS, ids=[f"{v}-{i}" for i, (v, _) in enumerate(OPTION_SETS)])
+def test_self_play_with_variant_options_conserves_cards(variant, options):
+    import os
+    import random
+    from collections import Counter
+
+    from canasta_conformance.cards import full_deck
+    from canasta_reference.selfplay import RandomPlayer
+
+    params = SPEC.variant_parameters(variant, options)
+    engine = create_engine()
+    rng = random.Random(f"{variant}{sorted(options)}")
+    player = RandomPlayer(rng)
+    for number in range(int(os.environ.get("CANASTA_SELFPLAY_HANDS", "10"))):
+        deck = full_deck(params["deck.packs"], params["deck.jokers"])
+        rng.shuffle(deck)
+        engine.deal(DealSetup(variant, options, number % params["players"], tuple(deck)))
+        cards = Counter(engine.observe().all_cards())
+        assert sum(cards.values()) == len(deck)
+        while engine.observe().phase != "over":
+            assert engine.apply(player.choose(engine)).accepted
+            assert Counter(engine.observe().all_cards()) == cards
+        sheet = engine.score()
+        assert all(s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand for s in sheet.sides)

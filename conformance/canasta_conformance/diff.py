@@ -91,6 +91,8 @@ def position_diff(expected: Mapping[str, Any], actual: Position) -> list[str]:
             lines += _scalar(key, want, len(actual.pile))
         elif key == "scores":
             lines += _scalar(key, list(want), list(actual.scores))
+        elif key == "sitting_out":
+            lines += _scalar(key, sorted(want), sorted(actual.sitting_out))
         elif key == "facts":
             got_facts = actual.facts.to_json()
             for fact, value in want.items():

@@ -188,6 +188,8 @@ class Position:
     hand_number: int = 1  # hands of the game so far, this one included
     #: bonus talons not yet taken (Modern American), the next one to be taken first
     talons: tuple[tuple[Card, ...], ...] = ()
+    #: seats sitting out this hand (five-player game, table.sit_out): no cards, no turn
+    sitting_out: tuple[int, ...] = ()
 
     @property
     def players(self) -> int:
@@ -256,6 +258,7 @@ class Position:
             "facts": self.facts.to_json(),
             "ended": self.ended.to_json() if self.ended else None,
             "hand_number": self.hand_number,
+            "sitting_out": list(self.sitting_out),
         }
 
     @classmethod
@@ -293,6 +296,7 @@ class Position:
             ended=HandEnd.from_json(ended, f"{path}.ended") if ended else None,
             hand_number=int(data.get("hand_number", 1)),
             talons=tuple(_sorted_cards(t, f"{path}.talons[{i}]") for i, t in enumerate(data.get("talons") or ())),
+            sitting_out=tuple(sorted(int(s) for s in data.get("sitting_out") or ())),
         )
 
 

@@ -341,6 +341,15 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
         for index, c in enumerate(threes):
             if not c.is_red_three:
                 yield ["red_threes", side_index, index], f"{c.token} is not a red three"
+    if len(position.sitting_out) != rules.table_sit_out:
+        yield ["sitting_out"], f"the variant has {rules.table_sit_out} player(s) sitting out each hand, the position {len(position.sitting_out)}"
+    for seat in position.sitting_out:
+        if not 0 <= seat < len(position.hands):
+            yield ["sitting_out"], f"seat {seat} does not exist"
+        elif position.hands[seat]:
+            yield ["hands", seat], f"seat {seat} sits out this hand and holds no cards"
+        if seat == position.turn and position.phase != "over":
+            yield ["turn"], f"seat {seat} sits out this hand and has no turn"
     if position.facts.covered_black_three and not any(c.is_black_three for c in position.pile):
         yield ["facts", "covered_black_three"], "the pile holds no black three"
     if position.phase == "over" and position.ended is None:
@@ -355,7 +364,7 @@ def deal_problems(deal: Deal, rules: VariantRules) -> Iterator[tuple[list[Any], 
         yield ["deck"], f"{card.token} appears {seen} times but the deck holds it {allowed} times"
     if not 0 <= deal.dealer < rules.players:
         yield ["dealer"], f"seat {deal.dealer} does not exist with {rules.players} players"
-    needed = rules.players * rules.deal_hand_size + sum(rules.talon_sizes) + 1
+    needed = (rules.players - rules.table_sit_out) * rules.deal_hand_size + sum(rules.talon_sizes) + 1
     if len(deal.deck) < needed:
         yield ["deck"], f"the deal needs at least {needed} cards, the deck has {len(deal.deck)}"
     if rules.deal_first_player == "random" and deal.first_player is None:

@@ -529,7 +529,7 @@ class ReferenceEngine:
         if state.stock_exhausted() and state.rules.end_of_stock_mode == "end_hand":
             self._end_hand(state, HandEnd("stock_exhausted", state.turn))
             return
-        state.turn = (state.turn + 1) % state.rules.players
+        state.turn = state.next_seat(state.turn)
         state.phase = "draw"
         if state.rules.red_three_dealt_timing == "first_turn":
             expose_red_threes(state, state.turn)  # dealt red threes, on the holder's first turn

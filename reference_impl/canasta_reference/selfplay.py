@@ -34,7 +34,7 @@ class RandomPlayer:
             for take in self._takes(engine):
                 if engine.is_legal(take):
                     return take
-            if state.stock:
+            if engine.is_legal(Draw()):
                 return Draw()
             return Decline() if engine.is_legal(Decline()) else next(t for t in self._takes(engine, all_=True) if engine.is_legal(t))
         for special in self._special_hands(engine):

@@ -32,17 +32,20 @@ def deal_hand(
     rules: VariantRules, variant: str, options: dict, deck: Sequence[Card], dealer: int, scores: Sequence[int] = (),
     hand_number: int = 1, first_player: int | None = None,
 ) -> HandState:
-    order = [(dealer + k) % rules.players for k in range(1, rules.players + 1)]  # setup.deal.method
+    sitting_out = sitting_out_seats(rules, hand_number)
+    order = [  # setup.deal.method, skipping the players who sit out (table.sit-out)
+        seat for seat in ((dealer + k) % rules.players for k in range(1, rules.players + 1)) if seat not in sitting_out
+    ]
     if rules.deal_first_player == "random":  # setup.first-player: the deal says who was drawn
-        if first_player is None or not 0 <= first_player < rules.players:
-            raise ValueError("this variant chooses the first player at random: the deal names first_player")
+        if first_player is None or first_player not in order:
+            raise ValueError("this variant chooses the first player at random: the deal names first_player (a seat in play)")
     elif first_player not in (None, order[0]):
         raise ValueError(f"in this variant the dealer's left (seat {order[0]}) plays first, not seat {first_player}")
     excess = excess_cards(Counter(deck), rules.deck_packs, rules.deck_jokers)
     if excess:
         card, seen, allowed = excess[0]
         raise ValueError(f"the deck holds {card.token} {seen} times, the variant's deck only {allowed}")
-    needed = rules.players * rules.deal_hand_size + sum(rules.talon_sizes) + 1
+    needed = len(order) * rules.deal_hand_size + sum(rules.talon_sizes) + 1
     if len(deck) < needed:
         raise ValueError(f"the deal needs at least {needed} cards, the deck has {len(deck)}")
     stock = list(reversed(deck))  # top last, so pop() draws the top card
@@ -70,13 +73,24 @@ def deal_hand(
         red_threes=[[] for _ in range(rules.sides)], pile=pile, stock=stock,
         turn=order[0] if first_player is None else first_player, phase="draw",
         dealer=dealer, scores=list(scores) or [0] * rules.sides, hand_number=hand_number, talons=talons,
-        covered_black_three=covered_black_three,
+        covered_black_three=covered_black_three, sitting_out=sitting_out,
     )
     # red3.dealt.expose, red3.dealt.order: at once, seat by seat from the dealer's left, or (Hoyle)
     # on each player's first turn.
     for seat in order if rules.red_three_dealt_timing == "before_play" else [state.turn]:
         expose_red_threes(state, seat)
     return state
+
+
+def sitting_out_seats(rules: Rules, hand_number: int) -> frozenset[int]:
+    """table.sit-out: the larger side's players sit out in rotation, table.sit_out of them each
+    hand: in hand n the ones from position (n - 1) * table.sit_out in the side's seat order."""
+    if not rules.table_sit_out:
+        return frozenset()
+    sides = [[s for s in range(rules.players) if s % rules.sides == side] for side in range(rules.sides)]
+    larger = max(sides, key=len)
+    start = (hand_number - 1) * rules.table_sit_out
+    return frozenset(larger[(start + k) % len(larger)] for k in range(rules.table_sit_out))
 
 
 def expose_red_threes(state: HandState, seat: int) -> None:

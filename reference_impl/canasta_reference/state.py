@@ -34,6 +34,7 @@ class HandState:
     ended: HandEnd | None = None
     hand_number: int = 1
     talons: list[list[Card]] = field(default_factory=list)  # bonus talons not yet taken, next first
+    sitting_out: frozenset[int] = frozenset()
 
     # --- seats and sides ------------------------------------------------------------------------
     def side_of(self, seat: int) -> int:
@@ -54,9 +55,16 @@ class HandState:
         """The next partner after ``seat`` in turn order (None when the seat plays alone)."""
         for step in range(1, self.rules.players):
             other = (seat + step) % self.rules.players
-            if self.side_of(other) == self.side_of(seat):
+            if self.side_of(other) == self.side_of(seat) and other not in self.sitting_out:
                 return other
         return None
+
+    def next_seat(self, seat: int) -> int:
+        """The next seat to the left that is not sitting out this hand (table.sit-out)."""
+        other = (seat + 1) % self.rules.players
+        while other in self.sitting_out:
+            other = (other + 1) % self.rules.players
+        return other
 
     def has_melded(self, side: int) -> bool:
         """A side has made its initial meld once it has a meld on the table."""
@@ -114,8 +122,7 @@ class HandState:
             melded_seats=set(facts.melded_seats), melded_ranks=set(facts.melded_ranks),
             new_ranks=set(facts.new_ranks), took_pile=facts.took_pile, question=facts.question,
             ended=position.ended, hand_number=position.hand_number, talons=[list(t) for t in position.talons],
-
-            covered_black_three=facts.covered_black_three, ended=position.ended, hand_number=position.hand_number,
+            covered_black_three=facts.covered_black_three, sitting_out=frozenset(position.sitting_out),
         )
 
     def to_position(self) -> Position:
@@ -132,4 +139,5 @@ class HandState:
                 covered_black_three=self.covered_black_three,
             ),
             ended=self.ended, hand_number=self.hand_number, talons=tuple(tuple(t) for t in self.talons),
+            sitting_out=tuple(sorted(self.sitting_out)),
         ).normalized()
