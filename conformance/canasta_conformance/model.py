@@ -109,6 +109,9 @@ class TurnFacts:
     #: a black three turned as the upcard and covered is still in the discard pile (it freezes the
     #: pile where upcard.covered_black_three_freezes)
     covered_black_three: bool = False
+    #: the player to move drew a red three as the last stock card where red_three.last_stock_card
+    #: is may_meld: the player may meld but not discard, and end_turn ends the hand
+    last_card_red_three: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -118,6 +121,7 @@ class TurnFacts:
             "took_pile": self.took_pile,
             "question": self.question,
             "covered_black_three": self.covered_black_three,
+            "last_card_red_three": self.last_card_red_three,
         }
 
     @classmethod
@@ -133,6 +137,7 @@ class TurnFacts:
             took_pile=bool(data.get("took_pile", False)),
             question=question,
             covered_black_three=bool(data.get("covered_black_three", False)),
+            last_card_red_three=bool(data.get("last_card_red_three", False)),
         )
 
 
@@ -440,8 +445,21 @@ class SpecialHand:
         return {"type": "special_hand", "kind": self.kind, "discard": self.discard.token}
 
 
-Action: TypeAlias = Draw | TakePile | Meld | Discard | Ask | Answer | Decline | NextHand | SpecialHand
-ACTION_TYPES: tuple[str, ...] = ("draw", "take", "meld", "discard", "ask", "answer", "decline", "next_hand", "special_hand")
+@dataclass(frozen=True)
+class EndTurn:
+    """End the turn without a discard, where a rule allows it (red_three.last_stock_card may_meld:
+    after a red three drawn as the last stock card the player may meld, then the hand ends)."""
+
+    type: Literal["end_turn"] = "end_turn"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "end_turn"}
+
+
+Action: TypeAlias = Draw | TakePile | Meld | Discard | Ask | Answer | Decline | NextHand | SpecialHand | EndTurn
+ACTION_TYPES: tuple[str, ...] = (
+    "draw", "take", "meld", "discard", "ask", "answer", "decline", "next_hand", "special_hand", "end_turn",
+)
 
 
 def action_from_json(data: Any, path: str = "action") -> Action:
@@ -467,6 +485,8 @@ def action_from_json(data: Any, path: str = "action") -> Action:
         return Answer(permit)
     if kind == "decline":
         return Decline()
+    if kind == "end_turn":
+        return EndTurn()
     if kind == "next_hand":
         first = data.get("first_player")
         return NextHand(_cards(data.get("deck", ()), f"{path}.deck"), None if first is None else int(first))

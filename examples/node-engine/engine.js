@@ -55,7 +55,9 @@ const handlers = {
     //   { outcome: { status: 'rejected', rule: 'pile.frozen.take-with-natural-pair', message: '...' } }
     //     (`rule` is optional: it is checked only if ENGINE.features lists "cites_rules")
     //   { outcome: { status: 'malformed', message: 'the hand does not hold JS' } }
-    // A rejected action must leave the position exactly as it was.
+    // A rejected action must leave the position exactly as it was. request.action.type is one of
+    // the types of spec/schema/action.schema.json (draw, take, meld, discard, ask, answer, decline,
+    // next_hand, end_turn, ...).
     return unsupported(`${request.action.type}: this skeleton plays no Canasta yet`);
   },
 

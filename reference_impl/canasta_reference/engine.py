@@ -13,8 +13,8 @@ from typing import Any
 
 from canasta_conformance.engine import Capabilities, DealSetup, OperationUnsupported, cannot_play
 from canasta_conformance.model import (
-    WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand, Outcome, Position,
-    ScoreSheet, SpecialHand, TakePile,
+    WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, HandEnd, Meld, MeldGroup, NextHand, Outcome,
+    Position, ScoreSheet, SpecialHand, TakePile,
 )
 from canasta_conformance.spec import Spec, load_spec
 from canasta_conformance.scenario import impossible, setup_problems
@@ -176,6 +176,8 @@ class ReferenceEngine:
                     if not state.stock and state.rules.red_three_last_stock_card == "ends_hand":
                         self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.last-card.red-three
                         return
+                    if not state.stock:  # may_meld (Britannica): meld, no discard, then the hand ends
+                        state.last_card_red_three = True
                     continue
                 state.hand[card] += 1
                 need -= 1
@@ -290,6 +292,8 @@ class ReferenceEngine:
     def _discard(self, state: HandState, action: Discard) -> Commit:
         self._start_of_action(state, "play", "discarding")
         taken = check_in_hand(state.hand, [action.card])
+        if state.last_card_red_three:
+            raise Illegal("stock.last-card.red-three", "after a red three drawn as the last stock card the player may meld but not discard: end the turn")
         if action.card.is_red_three:
             raise Illegal("red3.never-in-hand", "a red three is never discarded: it is laid face up")
         self._check_empty_pile_discard(state, action)
@@ -387,6 +391,16 @@ class ReferenceEngine:
 
         return commit
 
+    # --- ending the turn without a discard --------------------------------------------------------
+    def _end_turn_now(self, state: HandState, action: EndTurn) -> Commit:
+        """stock.last-card.red-three (red_three.last_stock_card may_meld): after drawing a red three
+        as the last stock card the player melds or not, then ends the turn without a discard and
+        the hand ends. Anywhere else a turn ends only with a discard (turn.discard.required)."""
+        self._start_of_action(state, "play", "ending the turn")
+        if not state.last_card_red_three:
+            raise Illegal("turn.discard.required", "a turn ends with a discard")
+        return lambda: self._end_hand(state, HandEnd("stock_exhausted", state.turn))
+
     # --- declining at the end of the stock ----------------------------------------------------------
     def _decline(self, state: HandState, action: Decline) -> Commit:
         self._start_of_action(state, "draw", "declining the pile")
@@ -434,6 +448,8 @@ class ReferenceEngine:
         if cards_left > 1:
             return
         canastas = self._canastas_after(state, plan)
+        if state.last_card_red_three and not going_out_now:
+            return  # no discard follows, so no card need be kept for it
         if going_out_now:
             if rules.going_out_final_discard == "required":
                 raise Illegal("turn.discard.required", "going out needs a final discard in this game")
@@ -526,6 +542,7 @@ class ReferenceEngine:
         state.new_ranks = set()
         state.took_pile = False
         state.question = None
+        state.last_card_red_three = False
         if state.stock_exhausted() and state.rules.end_of_stock_mode == "end_hand":
             self._end_hand(state, HandEnd("stock_exhausted", state.turn))
             return
@@ -536,7 +553,7 @@ class ReferenceEngine:
 
     _handlers: dict[type, str] = {
         Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
-        Decline: "_decline", NextHand: "_next_hand", SpecialHand: "_special_hand",
+        Decline: "_decline", NextHand: "_next_hand", SpecialHand: "_special_hand", EndTurn: "_end_turn_now",
     }
 
 

@@ -15,7 +15,9 @@ from typing import Any
 
 from canasta_conformance.cards import Card, full_deck, sort_cards
 from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import Action, Answer, Decline, Discard, Draw, Meld, MeldGroup, NextHand, SpecialHand, TakePile
+from canasta_conformance.model import (
+    Action, Answer, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, NextHand, SpecialHand, TakePile,
+)
 from canasta_conformance.records import GameRecord, HandRecord
 
 from .engine import ReferenceEngine
@@ -47,6 +49,8 @@ class RandomPlayer:
         for card in self.rng.sample(hand, len(hand)):
             if engine.is_legal(Discard(card)):
                 return Discard(card)
+        if engine.is_legal(EndTurn()):
+            return EndTurn()
         raise RuntimeError(f"no legal action found in {engine.observe().to_json()}")
 
     def _naturals(self, engine: ReferenceEngine) -> tuple[dict[str, list[Card]], list[Card]]:

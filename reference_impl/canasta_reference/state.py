@@ -31,6 +31,7 @@ class HandState:
     took_pile: bool = False
     question: str | None = None
     covered_black_three: bool = False
+    last_card_red_three: bool = False
     ended: HandEnd | None = None
     hand_number: int = 1
     talons: list[list[Card]] = field(default_factory=list)  # bonus talons not yet taken, next first
@@ -122,7 +123,8 @@ class HandState:
             melded_seats=set(facts.melded_seats), melded_ranks=set(facts.melded_ranks),
             new_ranks=set(facts.new_ranks), took_pile=facts.took_pile, question=facts.question,
             ended=position.ended, hand_number=position.hand_number, talons=[list(t) for t in position.talons],
-            covered_black_three=facts.covered_black_three, sitting_out=frozenset(position.sitting_out),
+            covered_black_three=facts.covered_black_three, last_card_red_three=facts.last_card_red_three,
+            sitting_out=frozenset(position.sitting_out),
         )
 
     def to_position(self) -> Position:
@@ -136,7 +138,7 @@ class HandState:
             facts=TurnFacts(
                 melded_seats=tuple(sorted(self.melded_seats)), melded_ranks=tuple(sorted(self.melded_ranks)),
                 new_ranks=tuple(sorted(self.new_ranks)), took_pile=self.took_pile, question=self.question,  # type: ignore[arg-type]
-                covered_black_three=self.covered_black_three,
+                covered_black_three=self.covered_black_three, last_card_red_three=self.last_card_red_three,
             ),
             ended=self.ended, hand_number=self.hand_number, talons=tuple(tuple(t) for t in self.talons),
             sitting_out=tuple(sorted(self.sitting_out)),
