@@ -124,3 +124,36 @@ def test_self_play_with_variant_options_conserves_cards(variant, options):
             assert Counter(engine.observe().all_cards()) == cards
         sheet = engine.score()
         assert all(s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand for s in sheet.sides)
+
+
+def test_coverage_per_variant_names_variant_specific_rules_without_a_scenario():
+    from canasta_conformance.coverage import compute_variant_coverage
+    from canasta_conformance.data import scenarios_dir
+    from canasta_conformance.scenario import load_scenarios, scenario_files
+
+    scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+    assert problems == []
+    by_variant = {entry.variant: entry for entry in compute_variant_coverage(SPEC, scenarios)}
+    five = by_variant["classic-5p"]
+    assert "setup.sit-out" in five.specific
+    assert "setup-classic-5p-first-hand-seat-0-sits-out" in five.pinned["setup.sit-out"]
+    assert by_variant["classic"].specific == ()
+    # a classic scenario does not pin a rule whose parameter the variant sets otherwise
+    two = by_variant["classic-2p"]
+    assert "turn.draw.count" in two.specific
+    by_id = {s.id: s for s in scenarios}
+    assert two.pinned["turn.draw.count"]
+    assert all(SPEC.variant_parameters(by_id[sid].variant, by_id[sid].options)["draw.count"] == 2
+               for sid in two.pinned["turn.draw.count"])
+    without = [s for s in scenarios if s.variant != "classic-5p" and s.id not in five.pinned["setup.sit-out"]]
+    gaps = {e.variant: e.uncovered for e in compute_variant_coverage(SPEC, without)}
+    assert "setup.sit-out" in gaps["classic-5p"]
+
+
+def test_coverage_command_reports_variants_and_fails_on_gaps_with_the_variants_flag(capsys):
+    main(["coverage"])
+    out = capsys.readouterr().out
+    assert "classic-5p" in out and "variant-specific rules" in out
+    gaps = main(["coverage", "--variants"])
+    out = capsys.readouterr().out
+    assert gaps == (1 if "NO SCENARIO" in out else 0)

@@ -118,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     coverage.add_argument("paths", nargs="*", type=Path, help="scenario files or folders (default: the installed corpus)")
     coverage.add_argument("--all", action="store_true", help="list the scenarios of every rule")
     coverage.add_argument("--strict", action="store_true", help="also fail when a testable prohibition has no rejecting scenario, or none beside an accepted action")
+    coverage.add_argument("--variants", action="store_true", help="also fail when a variant-specific rule has no scenario pinning it with the variant's values")
     coverage.set_defaults(handler=_coverage)
 
     fuzz = commands.add_parser(
@@ -280,7 +281,7 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _coverage(args: argparse.Namespace, extra: list[str]) -> int:
-    from .coverage import compute_coverage, format_coverage
+    from .coverage import compute_coverage, compute_variant_coverage, format_coverage, format_variant_coverage
     from .scenario import load_scenarios
     from .spec import read_spec
 
@@ -297,8 +298,13 @@ def _coverage(args: argparse.Namespace, extra: list[str]) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     result = compute_coverage(spec, scenarios)
-    print(format_coverage(spec, result, show_all=args.all))
+    by_variant = compute_variant_coverage(spec, scenarios)
+    print(format_variant_coverage(by_variant, show_all=args.all))
+    print()
+    print(format_coverage(spec, result, show_all=args.all))  # its last line: the totals
     if problems or result.uncovered or (args.strict and (result.missing_rejection or result.missing_allowed)):
+        return 1
+    if args.variants and any(entry.uncovered for entry in by_variant):
         return 1
     return 0
 

@@ -4,12 +4,19 @@ A scenario exercises the rules it names in ``rules``; it rejects with a rule whe
 a rejection citing it (``violates``). A testable rule with no scenario is uncovered; a testable
 prohibition with no rejecting scenario has no negative test, and one whose scenarios never show
 an accepted action lacks the nearest allowed action beside the forbidden one.
+
+Per variant: a rule is specific to a variant when one of its parameters takes another value there
+than in the default variant; a scenario pins it for the variant when it names the rule and its
+variant and options give every parameter of the rule the variant's value.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .scenario import Scenario
 from .spec import Spec
@@ -118,4 +125,57 @@ def format_coverage(spec: Spec, coverage: Coverage, show_all: bool = False) -> s
         f"{len(coverage.missing_rejection)} without, "
         f"{len(prohibitions) - len(coverage.missing_allowed)} beside an accepted action"
     )
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class VariantCoverage:
+    variant: str
+    title: str
+    scenarios: tuple[str, ...]  # scenarios played in this variant
+    specific: tuple[str, ...]  # testable rules whose parameters the variant sets apart from the default
+    pinned: Mapping[str, tuple[str, ...]]  # rule -> scenarios that pin it with the variant's values
+
+    @property
+    def uncovered(self) -> list[str]:
+        return [rule for rule in self.specific if not self.pinned.get(rule)]
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True, default=list) == json.dumps(b, sort_keys=True, default=list)
+
+
+def compute_variant_coverage(spec: Spec, scenarios: list[Scenario]) -> list[VariantCoverage]:
+    base = spec.variant_parameters(spec.default_variant)
+    resolved = [(s, spec.variant_parameters(s.variant, s.options)) for s in scenarios]
+    out = []
+    for variant in spec.variants.values():
+        values = spec.variant_parameters(variant.id)
+        changed = {name for name in spec.parameters if not _same(values[name], base[name])}
+        specific = tuple(r.id for r in spec.rules.values() if r.testable and changed & set(r.parameters))
+        pinned = {
+            rule: tuple(
+                s.id for s, params in resolved
+                if rule in s.rules and all(_same(params[p], values[p]) for p in spec.rules[rule].parameters)
+            )
+            for rule in specific
+        }
+        out.append(VariantCoverage(
+            variant.id, variant.title, tuple(s.id for s in scenarios if s.variant == variant.id), specific, pinned,
+        ))
+    return out
+
+
+def format_variant_coverage(result: list[VariantCoverage], show_all: bool = False) -> str:
+    lines = ["variants (rules whose parameters differ from the default variant, pinned by a scenario with the variant's values):"]
+    for entry in result:
+        gaps = entry.uncovered
+        lines.append(
+            f"  {entry.variant:<20} {len(entry.scenarios):>4} scenarios; {len(entry.specific)} variant-specific rules, "
+            f"{len(entry.specific) - len(gaps)} pinned" + (f"; NO SCENARIO: {', '.join(gaps)}" if gaps else "")
+        )
+        if show_all:
+            for rule in entry.specific:
+                names = entry.pinned.get(rule, ())
+                lines.append(f"      {rule:<44} {', '.join(names[:4]) + (' ...' if len(names) > 4 else '') or '-'}")
     return "\n".join(lines)
