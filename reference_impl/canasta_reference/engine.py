@@ -24,8 +24,8 @@ from . import __version__
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
 from .melds import MeldPlan, check_in_hand, count, plan_melds, remove_from_hand
-from .legal import candidate_takes
-from .legal import legal_actions as list_legal_actions
+from .movegen import Facts, take_actions
+from .movegen import legal_actions as list_legal_actions
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
 from .scoring import score_hand
 from .setup import deal_hand, expose_red_threes
@@ -103,7 +103,7 @@ class ReferenceEngine:
         return score_hand(state)
 
     def legal_actions(self) -> list[Action]:
-        """Every legal action, under the bound documented in :mod:`canasta_reference.legal`."""
+        """Every legal action, up to the equivalence documented in :mod:`canasta_reference.movegen`."""
         return list_legal_actions(self)
 
     def apply(self, action: Action) -> Outcome:
@@ -416,7 +416,7 @@ class ReferenceEngine:
         """Whether some legal take leaves a hand the player can go out with (for out.ask.binding)."""
         position = self.observe()
         probe = ReferenceEngine(self.spec)
-        for take in candidate_takes(state):
+        for take in take_actions(Facts(state)):
             probe.load(position)
             if probe.apply(take).accepted and probe.state is not None and (
                 probe.state.phase == "over" or can_go_out(probe.state)

@@ -3,12 +3,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
-from canasta_conformance.cards import Card
-
-from .melds import count
 from .state import HandState
 
 
@@ -24,31 +20,43 @@ class _Target:
 
 def can_go_out(state: HandState) -> bool:
     """Some set of meld actions empties the hand, or leaves one card to discard, and leaves the
-    side with enough canastas (wild cards placed as well as the limits allow)."""
+    side with enough canastas (wild cards placed as well as the limits allow). The hand is read
+    as counts by rank: which card of a rank is kept for the discard does not matter."""
     rules = state.rules
-    hand = state.hand
-    discards: list[Card | None] = [] if rules.going_out_final_discard == "required" else [None]
-    discards += list(hand)
-    for discard in discards:
-        rest = hand - Counter([discard]) if discard is not None else Counter(hand)
-        if _fully_meldable(state, rest):
+    naturals: dict[str, int] = {}
+    wild_kinds: dict[str, int] = {}
+    card_value: dict[str, int] = {}
+    red_threes = 0
+    value = 0
+    for card, n in state.hand.items():
+        if not n:
+            continue
+        value += rules.value(card) * n
+        if card.is_red_three:
+            red_threes += n
+            continue
+        kinds = wild_kinds if card.rank in rules.cards_wild_ranks else naturals
+        kinds[card.rank] = kinds.get(card.rank, 0) + n
+        card_value[card.rank] = rules.value(card)
+    wilds = sum(wild_kinds.values())
+    if red_threes:  # a red three is never melded: it can only be the discard
+        return red_threes == 1 and _fully_meldable(state, naturals, wilds, value)
+    if not rules.going_out_final_discard == "required" and _fully_meldable(state, naturals, wilds, value):
+        return True
+    for rank, n in naturals.items():
+        rest = {r: k for r, k in naturals.items() if r != rank}
+        if n > 1:
+            rest[rank] = n - 1
+        if _fully_meldable(state, rest, wilds, value - card_value[rank]):
             return True
-    return False
+    return any(_fully_meldable(state, naturals, wilds - 1, value - card_value[rank]) for rank in wild_kinds)
 
 
-def _fully_meldable(state: HandState, rest: Counter[Card]) -> bool:
+def _fully_meldable(state: HandState, naturals: dict[str, int], wilds: int, value: int) -> bool:
+    """Whether the naturals (by rank) and ``wilds`` wild cards, counting ``value``, can all be melded."""
     rules = state.rules
     side_melds = state.melds[state.side]
-    naturals: Counter[str] = Counter()
-    wilds = 0
-    for card, n in rest.items():
-        if rules.is_wild(card):
-            wilds += n
-        elif card.is_red_three:
-            return False
-        else:
-            naturals[card.rank] += n
-    if not side_melds and state.took_pile and count(rest.elements(), rules) < rules.initial_minimum(state.scores[state.side]):
+    if not side_melds and state.took_pile and value < rules.initial_minimum(state.scores[state.side]):
         return False
     targets: dict[str, _Target] = {}
     for rank, n in naturals.items():

@@ -1,0 +1,41 @@
+"""Shared by the benchmarks: recorded self-play hands (uniformly random listed actions)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from canasta_conformance.cards import Card, full_deck
+from canasta_conformance.engine import DealSetup
+from canasta_conformance.model import Action, Position
+from canasta_reference.engine import ReferenceEngine
+
+
+@dataclass
+class Hand:
+    setup: DealSetup
+    actions: list[Action] = field(default_factory=list)
+    positions: list[Position] = field(default_factory=list)
+
+
+def record_hands(count: int, seed: int, variant: str = "classic", positions: bool = False) -> list[Hand]:
+    """``count`` hands of self-play: a fresh deal, then uniformly random elements of legal_actions()."""
+    engine = ReferenceEngine()
+    rules = engine.rules_for(variant, {})
+    rng = random.Random(seed)
+    hands = []
+    for number in range(count):
+        deck: list[Card] = full_deck(rules.deck_packs, rules.deck_jokers)
+        rng.shuffle(deck)
+        first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
+        hand = Hand(DealSetup(variant, {}, number % rules.players, tuple(deck), first_player=first))
+        engine.deal(hand.setup)
+        while engine.state is not None and engine.state.phase != "over":
+            if positions:
+                hand.positions.append(engine.observe())
+            listed = engine.legal_actions()
+            action = listed[rng.randrange(len(listed))]
+            engine.apply(action)
+            hand.actions.append(action)
+        hands.append(hand)
+    return hands

@@ -1,0 +1,516 @@
+"""The legal-move generator: every legal action of a position, generated from the rules.
+
+The hand is read once per position as count vectors (the naturals of each rank, in canonical suit
+order, and the wild cards of each kind); the position's facts (the side's melds, the minimum, the
+frozen pile, whether the player could go out) are computed once; candidates are generated only
+where the rules allow them and checked by the non-raising predicates below, one per obligation,
+each naming its rule. ``apply`` still validates every action with messages (engine.py); the
+property tests hold the two to the same answers.
+
+**What the list holds (the documented equivalence).** ``legal_actions()`` is never empty while the
+hand is live, lists no illegal action, and lists every legal action up to:
+
+1. *Suits* (``eq.suits.irrelevant``): cards of one rank-class are interchangeable, so an action
+   takes the naturals of a rank in canonical suit order and the wild cards of each kind (jokers,
+   twos) in canonical order; a discard is listed for every distinct card of the hand.
+2. *Layout*: the cards an action lays on one rank form one group (groups of a rank merge anyway,
+   ``meld.one-per-rank``), in canonical card order; the groups of an action come in canonical
+   rank order; a group with no natural card names its rank.
+3. *Steps of one turn*: a meld (or a take that makes the initial meld) laying several ranks at
+   once is listed when no listed action can do part of it first. Otherwise it is the same as a
+   listed action followed, in the same turn, by meld actions for the remaining ranks, which are
+   then legal too (the same cards reach the same melds; the end of the turn is the same). Exactly:
+
+   * a meld of one rank: every legal one (any number of naturals, any wild cards by kind);
+   * the initial meld in several ranks (a meld, or the extra groups of a take): every legal one in
+     which each group is needed to reach the minimum (dropping a whole group would fall short);
+   * a meld, or a take making the initial meld, that leaves the player at most one card: every
+     legal one (these are the actions that go out or need every canasta at once);
+   * a take by a side that has melded: every legal one (only the top card's group is allowed).
+
+Everything else (draw, decline, ask, answer, discard) is listed exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import product
+from typing import TYPE_CHECKING
+
+from canasta_conformance.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
+from canasta_conformance.model import Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, TakePile
+
+from .going_out import can_go_out
+from .pile import is_frozen_for, one_card_rule_applies
+from .state import HandState
+
+if TYPE_CHECKING:
+    from .engine import ReferenceEngine
+
+ASK = Ask()
+DRAW = Draw()
+DECLINE = Decline()
+ANSWERS: tuple[Answer, Answer] = (Answer(True), Answer(False))
+_KEY: dict[Card, tuple[int, int]] = {card(token): sort_key(card(token)) for token in TOKENS}
+_DISCARDS: dict[Card, Discard] = {c: Discard(c) for c in _KEY}  # actions are immutable values: share them
+
+WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
+
+
+class Part:
+    """What an action lays on one rank: ``k`` naturals from the hand (and the pile's top card when
+    ``top``) and ``wilds`` wild cards by kind; ``value`` counts the cards from the hand."""
+
+    __slots__ = ("rank", "k", "wilds", "n_wilds", "top", "value", "cards")
+
+    def __init__(self, rank: str, k: int, wilds: WildVector, n_wilds: int, value: int, top: bool = False) -> None:
+        self.rank = rank
+        self.k = k
+        self.wilds = wilds
+        self.n_wilds = n_wilds
+        self.top = top
+        self.value = value
+        self.cards = k + n_wilds  # how many cards it takes from the hand
+
+
+class Facts:
+    """Everything the generator needs about a position, computed once: the hand as count vectors
+    (naturals by rank, wild cards by kind, both in canonical card order) and the side's melds."""
+
+    def __init__(self, state: HandState) -> None:
+        rules = state.rules
+        self.state = state
+        self.rules = rules
+        self.side = state.side
+        self.melds = state.melds[self.side]
+        self.melded = bool(self.melds)
+        self.minimum = 0 if self.melded else rules.initial_minimum(state.scores[self.side])
+        hand = state.hand
+        wild_ranks = rules.cards_wild_ranks
+        self.naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
+        wild_cards: dict[str, list[Card]] = {}
+        self.red_threes = 0
+        self.hand_size = 0
+        for c in sorted(hand, key=_KEY.__getitem__):
+            n = hand[c]
+            self.hand_size += n
+            if c.rank in wild_ranks:
+                wild_cards.setdefault(c.rank, []).extend([c] * n)
+            elif c.is_red_three:
+                self.red_threes += n
+            else:
+                self.naturals.setdefault(c.rank, []).extend([c] * n)
+        self.wild_kinds: list[list[Card]] = list(wild_cards.values())
+        self.wild_values: list[int] = [rules.value(cards[0]) for cards in self.wild_kinds]
+        self.wild_avail: WildVector = tuple(len(cards) for cards in self.wild_kinds)
+        self.no_wilds: WildVector = (0,) * len(self.wild_kinds)
+        self.wilds_first = all(_KEY[w[0]] < _KEY[n[0]] for w in self.wild_kinds for n in self.naturals.values())
+        self.top_value = 0  # the pile's top card, when takes are generated
+        self._choices: dict[int, list[tuple[WildVector, int, int]]] = {}
+        self._meld_wilds: dict[str, int] | None = None
+        self._canastas: int | None = None
+
+    @property
+    def meld_wilds(self) -> dict[str, int]:
+        if self._meld_wilds is None:
+            wild = self.rules.cards_wild_ranks
+            self._meld_wilds = {rank: sum(1 for c in cards if c.rank in wild) for rank, cards in self.melds.items()}
+        return self._meld_wilds
+
+    @property
+    def canastas(self) -> int:
+        if self._canastas is None:
+            need = self.rules.canasta_min_cards
+            self._canastas = sum(1 for cards in self.melds.values() if len(cards) >= need)
+        return self._canastas
+
+    def wild_choices(self, cap: int) -> list[tuple[WildVector, int, int]]:
+        """Every choice of at most ``cap`` wild cards by kind from the hand, fewest first, as
+        (vector, how many, their count)."""
+        choices = self._choices.get(cap)
+        if choices is None:
+            ranges = [range(min(n, cap) + 1) for n in self.wild_avail]
+            vectors = sorted((v for v in product(*ranges) if sum(v) <= cap), key=sum)
+            choices = [(v, sum(v), sum(n * w for n, w in zip(v, self.wild_values))) for v in vectors]
+            self._choices[cap] = choices
+        return choices
+
+    def natural_value(self, rank: str) -> int:
+        cards = self.naturals.get(rank)
+        return self.rules.value(cards[0]) if cards else 0
+
+    def part(self, rank: str, k: int, choice: tuple[WildVector, int, int], top: bool = False) -> Part:
+        return Part(rank, k, choice[0], choice[1], k * self.natural_value(rank) + choice[2], top)
+
+    def cards(self, rank: str, k: int, wilds: WildVector, offsets: Sequence[int] = ()) -> tuple[Card, ...]:
+        """The canonical cards: the first ``k`` naturals of the rank, and wild cards of each kind
+        from ``offsets`` on (those the action's earlier groups have not used)."""
+        cards: list[Card] = []
+        for i, n in enumerate(wilds):
+            if n:
+                start = offsets[i] if offsets else 0
+                cards += self.wild_kinds[i][start:start + n]
+        if k:
+            cards += self.naturals[rank][:k]
+        if not self.wilds_first:
+            cards.sort(key=_KEY.__getitem__)
+        return tuple(cards)
+
+    def groups(self, parts: Sequence[Part], offsets: Sequence[int] = ()) -> tuple[MeldGroup, ...]:
+        """The groups of an action in canonical rank order, each with its own wild cards."""
+        used = list(offsets) if offsets else [0] * len(self.wild_kinds)
+        out = []
+        for part in sorted(parts, key=lambda p: _RANK_ORDER[p.rank]):
+            out.append(MeldGroup(self.cards(part.rank, part.k, part.wilds, used), part.rank if part.k == 0 and not part.top else None))
+            used = [u + n for u, n in zip(used, part.wilds)]
+        return tuple(out)
+
+
+# --- the obligations, as predicates (apply raises the same rules, with messages) -----------------
+def may_ask(state: HandState) -> bool:
+    """out.ask.optional, out.ask.window: asked once a turn, before melding or taking the pile."""
+    if state.rules.going_out_ask_partner != "optional" or state.question is not None or state.partner_of(state.turn) is None:
+        return False
+    return not (state.phase == "play" and (state.melded_ranks or state.took_pile))
+
+
+def group_is_legal(f: Facts, rank: str, naturals: int, wilds: int) -> bool:
+    """meld.min-cards, meld.min-naturals, meld.max-wilds, meld.wild-ratio (a new meld);
+    meld.merge-wild-limit (an addition); black3.meld.no-wild."""
+    rules = f.rules
+    if wilds and rank == "3":
+        return False
+    existing = f.melds.get(rank)
+    if existing is None:
+        if naturals < rules.meld_min_naturals or naturals + wilds < rules.meld_min_cards or wilds > rules.meld_max_wilds:
+            return False
+        return not (wilds > naturals and rules.meld_wilds_not_more_than_naturals)
+    if not wilds:
+        return naturals > 0
+    total = f.meld_wilds[rank] + wilds
+    if total > rules.meld_max_wilds:
+        return False
+    return not (rules.meld_wilds_not_more_than_naturals and 2 * total > len(existing) + naturals + wilds)
+
+
+def completes_canasta(f: Facts, rank: str, added: int) -> bool:
+    """canasta.definition: the meld of ``rank`` reaches the canasta size with ``added`` cards."""
+    before = len(f.melds.get(rank, ()))
+    return before < f.rules.canasta_min_cards <= before + added
+
+
+def reaches_minimum(f: Facts, counted: int) -> bool:
+    """initial.table: the action that makes the side's initial meld counts at least the minimum."""
+    return f.melded or counted >= f.minimum
+
+
+def concealed_exception(f: Facts, cards_left: int, canastas_after: int, new_canasta: bool) -> bool:
+    """initial.concealed-exception: below the minimum only to go out concealed after a draw, with
+    a canasta among the new melds."""
+    state = f.state
+    if cards_left > 1 or state.took_pile or state.turn in state.melded_seats or not new_canasta:
+        return False
+    return canastas_after >= max(1, f.rules.going_out_canastas_required)
+
+
+def cards_left_allowed(f: Facts, cards_left: int, canastas_after: int, black_threes: bool, going_out_now: bool) -> bool:
+    """black3.meld.going-out-only; out.ask.binding (after a "no"); turn.keep-a-card; and, for a
+    player melding every card, out.requires-canasta and turn.discard.required."""
+    rules = f.rules
+    if cards_left > 1:
+        return not (black_threes and rules.black_three_meld_only_going_out)
+    if f.state.question == "no" or (going_out_now and rules.going_out_final_discard == "required"):
+        return False
+    return canastas_after >= rules.going_out_canastas_required
+
+
+def may_discard(f: Facts, going_out_possible: bool) -> bool:
+    """out.requires-canasta (the last card goes out); out.ask.binding (after a "yes" a player who
+    can go out must; after a "no" the player may not)."""
+    if f.hand_size == 1:
+        return f.canastas >= f.rules.going_out_canastas_required and f.state.question != "no"
+    return not (f.state.question == "yes" and going_out_possible)
+
+
+def pile_can_be_taken(f: Facts) -> bool:
+    """pile.empty, pile.blocked.wild-top, pile.blocked.black3-top, pile.take.top-card-first (a red
+    three on top), pile.one-card-rule."""
+    pile = f.state.pile
+    if not pile:
+        return False
+    top = pile[-1]
+    if top.rank in f.rules.cards_wild_ranks or top.rank == "3":
+        return False
+    return not one_card_rule_applies(f.state)
+
+
+def take_cards_allowed(f: Facts, rank: str, naturals: int, wilds: int, frozen_for_side: bool) -> bool:
+    """pile.frozen.take-with-natural-pair (and initial.pile-natural-pair): a natural pair when the
+    pile is frozen against the side; otherwise one of the variant's ways (pile.unfrozen.*,
+    pile.no-two-wilds)."""
+    if frozen_for_side:
+        return naturals >= 2
+    ways = f.rules.pile_take_unfrozen_with
+    if naturals >= 2 and "natural_pair" in ways:
+        return True
+    if naturals == 1 and wilds and "natural_and_wild" in ways:
+        return True
+    return rank in f.melds and "add_to_meld" in ways
+
+
+def may_decline(engine: ReferenceEngine, f: Facts, some_take: bool) -> bool:
+    """turn.start.choice (only with the stock exhausted), stock.empty.forced-take, out.ask.binding."""
+    if engine._forced_take(f.state):
+        return False
+    return not (some_take and f.state.question == "yes" and engine._could_go_out_by_taking(f.state))
+
+
+# --- generation ---------------------------------------------------------------------------------
+def legal_actions(engine: ReferenceEngine) -> list[Action]:
+    state = engine.state
+    if state is None or state.phase == "over":
+        return []
+    if state.question == "pending":
+        return list(ANSWERS)
+    f = Facts(state)
+    out: list[Action] = [ASK] if may_ask(state) else []
+    if state.phase == "draw":
+        if state.stock:
+            out.append(DRAW)
+        takes = list(take_actions(f))
+        if not state.stock and may_decline(engine, f, bool(takes)):
+            out.append(DECLINE)
+        out += takes
+    else:
+        if may_discard(f, state.question == "yes" and can_go_out(state)):
+            out += [_DISCARDS[c] for c in sorted(state.hand, key=_KEY.__getitem__) if state.hand[c]]
+        out += meld_actions(f)
+    return out
+
+
+def meld_actions(f: Facts) -> Iterator[Meld]:
+    yield from one_rank_melds(f)
+    if not f.melded:
+        yield from (Meld(f.groups(parts)) for parts in initial_meld_sets(f, ()))
+    yield from (Meld(f.groups(parts)) for parts in all_but_one(f, None) if len(parts) > 1)
+
+
+def one_rank_melds(f: Facts) -> Iterator[Meld]:
+    """Every legal meld of one rank: any number of its naturals with any wild cards by kind (or
+    wild cards alone on a meld of the side)."""
+    rules = f.rules
+    melds = f.melds
+    hand_size = f.hand_size
+    no_wilds = [(f.no_wilds, 0, 0)]
+    choices = f.wild_choices(rules.meld_max_wilds)
+    for rank in [*f.naturals, *(r for r in melds if r not in f.naturals)]:
+        cards = f.naturals.get(rank, ())
+        value = f.natural_value(rank)
+        existing = rank in melds
+        for k in range(0 if existing else rules.meld_min_naturals, len(cards) + 1):
+            for wilds, n, wild_value in no_wilds if rank == "3" else choices:
+                if not group_is_legal(f, rank, k, n):
+                    continue
+                left = hand_size - k - n
+                canasta = completes_canasta(f, rank, k + n)
+                if not reaches_minimum(f, k * value + wild_value) and not concealed_exception(f, left, f.canastas + canasta, canasta):
+                    continue
+                if cards_left_allowed(f, left, f.canastas + canasta, rank == "3", left == 0):
+                    yield Meld((MeldGroup(f.cards(rank, k, wilds), rank if k == 0 else None),))
+
+
+def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
+    """For a side without melds: the legal new melds of each rank of naturals (not threes)."""
+    options = []
+    choices = f.wild_choices(f.rules.meld_max_wilds)
+    for rank, cards in f.naturals.items():
+        if rank == exclude or rank == "3":
+            continue
+        parts = [
+            f.part(rank, k, choice) for k in range(f.rules.meld_min_naturals, len(cards) + 1) for choice in choices
+            if group_is_legal(f, rank, k, choice[1])
+        ]
+        if parts:
+            options.append(parts)
+    return options
+
+
+def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra_cards: int = 0) -> Iterator[tuple[Part, ...]]:
+    """Initial melds of several ranks (besides the ``fixed`` part of a take) in which every added
+    group is needed to reach the minimum, leaving the player two cards or more (fewer: see
+    all_but_one). ``extra_cards`` come to the hand with the take."""
+    options = _new_meld_options(f, fixed[0].rank if fixed else None)
+    avail = f.wild_avail
+    need_parts = 1 if fixed else 2
+    hand_cards = f.hand_size + extra_cards - sum(p.cards for p in fixed)
+
+    def extend(index: int, chosen: tuple[Part, ...], total: int, used: int, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
+        for i in range(index, len(options)):
+            for part in options[i]:
+                spent = tuple(a + b for a, b in zip(wilds, part.wilds))
+                if any(s > a for s, a in zip(spent, avail)):
+                    continue
+                now = total + part.value
+                picked = (*chosen, part)
+                if now < f.minimum:
+                    yield from extend(i + 1, picked, now, used + part.cards, spent)
+                elif len(picked) >= need_parts and hand_cards - used - part.cards >= 2 and all(now - p.value < f.minimum for p in picked):
+                    yield (*fixed, *picked)
+
+    yield from extend(0, (), counted, 0, fixed[0].wilds if fixed else f.no_wilds)
+
+
+def _stuck_cards(f: Facts, skip: str | None) -> list[str | int]:
+    """The card classes (ranks) of which some card fits no meld this turn; -1 for red threes."""
+    rules = f.rules
+    stuck: list[str | int] = [-1] * f.red_threes
+    for rank, cards in f.naturals.items():
+        if rank != skip and rank not in f.melds and len(cards) < rules.meld_min_naturals:
+            stuck += [rank] * len(cards)
+    return stuck
+
+
+def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterator[tuple[Part, ...]]:
+    """The legal melds of several ranks (or takes with the top card's part ``top``, ``rest`` more
+    cards of the pile coming to the hand) that leave the player at most one card and that cannot
+    be split into a listed first step and a later rest (see :func:`_can_begin`): every card of the
+    hand but at most one is laid, the wild cards spread over the melds in every allowed way."""
+    rules = f.rules
+    if f.state.question == "no":
+        return  # out.ask.binding: no going out, so no action may leave one card or none
+    stuck = _stuck_cards(f, top.rank if top else None)
+    if len(stuck) + rest > 1 or -1 in stuck:
+        return
+    keeps: list[str | int | None] = [None] if rest or not stuck else []
+    if not rest:
+        keeps += stuck or [*f.naturals, *range(len(f.wild_kinds))]
+    threes_wait = rules.black_three_meld_only_going_out
+    for keep in keeps:
+        naturals = {rank: len(cards) - (keep == rank) for rank, cards in f.naturals.items()}
+        avail = tuple(n - (keep == i) for i, n in enumerate(f.wild_avail))
+        kept = 0 if keep is None else 1
+        if top is not None:
+            if naturals.pop(top.rank, 0) != top.k or any(w > a for w, a in zip(top.wilds, avail)):
+                continue
+            avail = tuple(a - w for a, w in zip(avail, top.wilds))
+        if any(n and rank not in f.melds and n < rules.meld_min_naturals for rank, n in naturals.items()):
+            continue
+        laid = f.hand_size - kept
+        if f.melded:
+            # Splittable unless every group that may go first would leave at most one card.
+            threes = naturals.get("3", 0) if threes_wait else 0
+            free = sum(1 for rank, n in naturals.items() if n and not (threes_wait and rank == "3"))
+            if laid > 2 and not (threes and threes <= 1 - kept and free <= 1):
+                continue
+        elif top is None:
+            counted = sum(n * f.natural_value(r) for r, n in naturals.items() if r != "3")
+            counted += sum(n * v for n, v in zip(avail, f.wild_values))
+            if counted >= 2 * f.minimum:
+                continue  # some group could be left for later
+        targets = [(rank, n) for rank, n in naturals.items() if n]
+        targets += [(rank, 0) for rank in f.melds if not naturals.get(rank) and rank != "3" and (top is None or rank != top.rank)]
+        for spread in _spread(f, targets, avail):
+            parts = [
+                Part(rank, n, wilds, sum(wilds), n * f.natural_value(rank) + sum(a * b for a, b in zip(wilds, f.wild_values)))
+                for (rank, n), wilds in zip(targets, spread) if n or any(wilds)
+            ]
+            if top is not None:
+                parts.insert(0, top)
+            if len(parts) < 2 or not all(group_is_legal(f, p.rank, p.k + p.top, p.n_wilds) for p in parts):
+                continue
+            if _can_begin(f, parts, parts, rest, top) and not any(
+                _can_begin(f, parts, first, rest, top) for first in _first_steps(f, parts, top)
+            ):
+                yield tuple(parts)
+
+
+def _first_steps(f: Facts, parts: list[Part], top: Part | None) -> Iterator[list[Part]]:
+    """The sub-actions that could be laid first: one group (a side with melds), or all but one
+    group, or all but the black threes (an initial meld; a take keeps its top card's group)."""
+    if f.melded:
+        yield from ([p] for p in parts)
+        return
+    for drop in parts:
+        if drop is not top:
+            yield [p for p in parts if p is not drop]
+    if any(p.rank == "3" for p in parts):
+        yield [p for p in parts if p.rank != "3"]
+
+
+def _can_begin(f: Facts, parts: list[Part], first: list[Part], rest: int, top: Part | None) -> bool:
+    """Whether ``first`` (a part of the action ``parts``, or all of it) is legal on its own."""
+    if not first:
+        return False
+    left = f.hand_size - sum(p.cards for p in first) + rest
+    made = [completes_canasta(f, p.rank, p.k + p.top + p.n_wilds) for p in first]
+    canastas = f.canastas + sum(made)
+    counted = sum(p.value for p in first)
+    if top is not None:
+        if not reaches_minimum(f, counted + (f.top_value if f.rules.initial_meld_pile_top_counts else 0)):
+            return False
+    elif not reaches_minimum(f, counted) and not concealed_exception(
+            f, left, canastas, any(m and p.rank not in f.melds for m, p in zip(made, first))):
+        return False
+    return cards_left_allowed(f, left, canastas, any(p.rank == "3" for p in first), left == 0)
+
+
+def _spread(f: Facts, targets: list[tuple[str, int]], avail: WildVector) -> Iterator[list[WildVector]]:
+    """Every way to lay all ``avail`` wild cards over the targets (none on threes), at most the
+    wild-card limit on each."""
+    cap = f.rules.meld_max_wilds
+    caps = [0 if rank == "3" else cap for rank, _ in targets]
+    if sum(avail) > sum(caps):
+        return
+    choices = f.wild_choices(cap)
+
+    def place(i: int, left: WildVector) -> Iterator[list[WildVector]]:
+        if i == len(targets):
+            if not any(left):
+                yield []
+            return
+        if sum(left) > sum(caps[i:]):
+            return
+        for wilds, _, _ in choices if caps[i] else [(f.no_wilds, 0, 0)]:
+            if any(w > a for w, a in zip(wilds, left)):
+                continue
+            rest = tuple(a - w for a, w in zip(left, wilds))
+            for tail in place(i + 1, rest):
+                yield [wilds, *tail]
+
+    yield from place(0, avail)
+
+
+def take_actions(f: Facts) -> Iterator[TakePile]:
+    """Every take of the pile (up to the equivalence in this module's docstring)."""
+    if not pile_can_be_taken(f):
+        return
+    state = f.state
+    rules = f.rules
+    top = state.pile[-1]
+    f.top_value = rules.value(top)
+    frozen = is_frozen_for(state, f.side)
+    rest = sum(1 for c in state.pile[:-1] if not c.is_red_three)
+    rank = top.rank
+    top_counted = f.top_value if rules.initial_meld_pile_top_counts else 0
+    for k in range(len(f.naturals.get(rank, ())) + 1):
+        for choice in f.wild_choices(rules.meld_max_wilds):
+            wilds, n, _ = choice
+            if not take_cards_allowed(f, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n):
+                continue
+            cards = f.cards(rank, k, wilds)
+            left = f.hand_size - k - n + rest
+            canasta = completes_canasta(f, rank, k + 1 + n)
+            if f.melded:
+                if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0):
+                    yield TakePile(cards)
+                continue
+            part = f.part(rank, k, choice, top=True)
+            counted = part.value + top_counted
+            if counted >= f.minimum and left >= 2:
+                yield TakePile(cards)
+            elif counted < f.minimum:
+                for parts in initial_meld_sets(f, (part,), counted, rest):
+                    yield TakePile(cards, f.groups(parts[1:], wilds))
+            if rest <= 1:
+                for parts in all_but_one(f, part, rest):
+                    yield TakePile(cards, f.groups(parts[1:], wilds))

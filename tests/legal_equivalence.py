@@ -1,0 +1,143 @@
+"""The equivalence up to which legal_actions() is complete (documented in canasta_reference.movegen),
+written independently of the generator: canonical cards and layout, and steps of one turn."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from canasta_conformance.cards import Card, sort_cards
+from canasta_conformance.model import Action, Meld, MeldGroup, Position, TakePile, meld_rank
+from canasta_reference.engine import ReferenceEngine
+
+
+def _class(card: Card) -> tuple[str, bool]:
+    """Cards of one class are interchangeable (eq.suits.irrelevant; red threes are not black ones)."""
+    return (card.rank, card.is_red_three)
+
+
+def _canonical_cards(cards: list[Card], hand: list[Card]) -> list[Card]:
+    """The same number of cards of each rank-class, taken from the hand in canonical order."""
+    wanted = Counter(_class(c) for c in cards)
+    out = []
+    for card in hand:  # canonical order
+        key = _class(card)
+        if wanted[key]:
+            wanted[key] -= 1
+            out.append(card)
+    assert not +wanted, f"cards {cards} not in hand"
+    return out
+
+
+def _rank_of(group: MeldGroup, wild: frozenset[str]) -> str | None:
+    naturals = {c.rank for c in group.cards if c.rank not in wild}
+    return naturals.pop() if len(naturals) == 1 else group.rank
+
+
+def parts(groups: tuple[MeldGroup, ...], wild: frozenset[str], first_rank: str | None = None) -> dict[str, list[Card]] | None:
+    """The cards laid on each rank, or None when a group has no single rank."""
+    out: dict[str, list[Card]] = {}
+    for group in groups:
+        naturals = {c.rank for c in group.cards if c.rank not in wild}
+        if len(naturals) > 1:
+            return None
+        rank = naturals.pop() if naturals else group.rank
+        if rank is None:
+            return None
+        out.setdefault(rank, []).extend(group.cards)
+    return out
+
+
+def _groups(by_rank: dict[str, list[Card]], hand: list[Card], wild: frozenset[str]) -> tuple[MeldGroup, ...]:
+    from canasta_conformance.cards import _RANK_ORDER
+
+    groups = []
+    for rank in sorted(by_rank, key=lambda r: _RANK_ORDER[r]):
+        cards = sort_cards(by_rank[rank])
+        has_natural = any(c.rank not in wild for c in cards)
+        groups.append(MeldGroup(cards, None if has_natural else rank))
+    return tuple(groups)
+
+
+def canonical(action: Action, position: Position, wild: frozenset[str]) -> Action | None:
+    """The listed representative of ``action`` (None when it has no single-rank layout)."""
+    hand = list(sort_cards(position.hands[position.turn]))
+    if isinstance(action, Meld):
+        by_rank = parts(action.melds, wild)
+        if by_rank is None:
+            return None
+        laid = _canonical_cards([c for cs in by_rank.values() for c in cs], hand)
+        return Meld(_groups(_redistribute(by_rank, laid, wild), hand, wild))
+    if isinstance(action, TakePile):
+        top = position.pile[-1] if position.pile else None
+        if top is None:
+            return action
+        by_rank = parts(action.melds, wild)
+        if by_rank is None:
+            return None
+        by_rank.setdefault(top.rank, [])
+        by_rank[top.rank] = list(action.cards) + by_rank[top.rank]
+        laid = _canonical_cards([c for cs in by_rank.values() for c in cs], hand)
+        fixed = _redistribute(by_rank, laid, wild, top.rank)
+        first = sort_cards(fixed.pop(top.rank))
+        return TakePile(first, _groups(fixed, hand, wild))
+    return action
+
+
+def _redistribute(by_rank: dict[str, list[Card]], laid: list[Card], wild: frozenset[str], first: str | None = None) -> dict[str, list[Card]]:
+    """Give each rank the canonical cards of the same classes it had: the wild cards of a kind go
+    in canonical order to the take's top-card group first, then to the groups in rank order."""
+    from canasta_conformance.cards import _RANK_ORDER
+
+    pool = list(laid)
+    out: dict[str, list[Card]] = {}
+    for rank in sorted(by_rank, key=lambda r: (r != first, _RANK_ORDER[r])):
+        cards = by_rank[rank]
+        mine = []
+        for card in sorted(cards, key=lambda c: (c.rank, c.is_red_three)):
+            for i, candidate in enumerate(pool):
+                if (candidate.rank, candidate.is_red_three) == (card.rank, card.is_red_three):
+                    mine.append(pool.pop(i))
+                    break
+        out[rank] = mine
+    return out
+
+
+def _classes(group: MeldGroup) -> Counter[tuple[str, bool]]:
+    return Counter((c.rank, c.is_red_three) for c in group.cards)
+
+
+def _by_rank(groups: tuple[MeldGroup, ...], wild: frozenset[str]) -> dict[str, MeldGroup]:
+    return {meld_rank(g.cards, wild) or g.rank or "": g for g in groups}
+
+
+def covered(position: Position, action: Action, spec, depth: int = 0) -> bool:  # type: ignore[no-untyped-def]
+    """``action`` (accepted in ``position``) is listed up to the equivalence: its canonical form is
+    listed, or a listed action lays some of its ranks (the same cards by class) first and the rest,
+    laid next in the same turn, is accepted and covered in turn."""
+    probe = ReferenceEngine(spec)
+    probe.load(position)
+    wild = probe.state.rules.cards_wild_ranks  # type: ignore[union-attr]
+    listed = probe.legal_actions()
+    canon = canonical(action, position, wild)
+    if canon is None or canon in listed:
+        return canon is not None
+    if not isinstance(canon, (Meld, TakePile)) or depth > 8:
+        return False
+    mine = _by_rank(canon.melds, wild)
+    if isinstance(canon, Meld):
+        firsts = [a for a in listed if isinstance(a, Meld) and len(a.melds) < len(mine)]
+    else:
+        firsts = [a for a in listed if isinstance(a, TakePile) and a.cards == canon.cards and len(a.melds) < len(mine)]
+    for first in firsts:
+        first_parts = _by_rank(first.melds, wild)
+        if any(r not in mine or _classes(mine[r]) != _classes(g) for r, g in first_parts.items()):
+            continue
+        probe.load(position)
+        if not probe.apply(first).accepted:
+            return False
+        after = probe.observe()
+        rest = Meld(tuple(g for r, g in mine.items() if r not in first_parts))
+        remainder = canonical(rest, after, wild)
+        if remainder is not None and probe.apply(remainder).accepted and covered(after, remainder, spec, depth + 1):
+            return True
+    return False
