@@ -27,7 +27,7 @@ BY_NAME = {m.name: m for m in MUTANTS}
 CASES = [
     ("two-card-melds", 1, "verdict", 12),
     ("wild-ratio-always", 1, "verdict", 12),
-    ("six-card-canastas", 1, "verdict", 12),
+    ("six-card-canastas", 4, "verdict", 12),
     ("draw-two", 3, "position", 12),
     ("canasta-bonus-swapped", 1, "score", 12),
 ]
