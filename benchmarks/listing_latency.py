@@ -4,7 +4,7 @@
 
 The positions of --hands hands of self-play (uniformly random listed actions, fresh deals) are
 recorded, untimed; each is loaded into the engine and legal_actions() is timed --repeat times
-(the fastest kept, to drop interruptions by other processes); the recorded positions are frozen
+in CPU time of the process (the fastest kept, to drop interruptions); the recorded positions are frozen
 out of the garbage collector first, so its passes over them do not count. Phases: "draw" (start of a turn),
 "play" split by whether the side has made its initial meld, and "answer" (a question pending).
 """
@@ -58,7 +58,7 @@ def main() -> None:
             times.setdefault("all", []).append(best)
     method = (
         f"legal_actions() latency, {args.variant}: every position of {args.hands} self-play hands (uniformly random "
-        f"listed actions, fresh deals) loaded and listed, fastest of {args.repeat} timings each; median and p99 by phase"
+        f"listed actions, fresh deals) loaded and listed, fastest of {args.repeat} CPU-time timings each; median and p99 by phase"
     )
     rows = {
         phase: {"positions": len(values), "median_ms": 1000 * statistics.median(values), "p99_ms": 1000 * percentile(values, 0.99),
@@ -78,9 +78,9 @@ def main() -> None:
 
 
 def _time(engine: ReferenceEngine) -> float:
-    started = time.perf_counter()
+    started = time.process_time()
     engine.legal_actions()
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
 if __name__ == "__main__":

@@ -29,13 +29,13 @@ from canasta_reference.engine import ReferenceEngine
 MAX_ACTIONS_PER_HAND = 20_000
 
 
-def run(hands: int, seed: int, variant: str, no_ask: bool) -> tuple[float, int]:
-    """Seconds for ``hands`` complete hands, and the actions applied."""
+def run(hands: int, seed: int, variant: str, no_ask: bool) -> tuple[float, float, int]:
+    """Wall and CPU seconds for ``hands`` complete hands, and the actions applied."""
     engine = ReferenceEngine()
     rules = engine.rules_for(variant, {})
     rng = random.Random(seed)
     applied = 0
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for number in range(hands):
         deck = full_deck(rules.deck_packs, rules.deck_jokers)
         rng.shuffle(deck)
@@ -55,7 +55,7 @@ def run(hands: int, seed: int, variant: str, no_ask: bool) -> tuple[float, int]:
             state = engine.state
         else:
             raise RuntimeError(f"a hand did not end within {MAX_ACTIONS_PER_HAND} actions")
-    return time.perf_counter() - started, applied
+    return time.perf_counter() - started, time.process_time() - cpu, applied
 
 
 def main() -> None:
@@ -67,21 +67,25 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     ReferenceEngine().rules_for(args.variant, {})  # load the spec outside the timings
-    hand_rates, action_rates, per_hand = [], [], []
+    hand_rates, action_rates, cpu_hand_rates, cpu_action_rates, per_hand = [], [], [], [], []
     for number in range(args.runs):
-        seconds, applied = run(args.hands, number, args.variant, args.no_ask)
+        seconds, cpu, applied = run(args.hands, number, args.variant, args.no_ask)
         hand_rates.append(args.hands / seconds)
         action_rates.append(applied / seconds)
+        cpu_hand_rates.append(args.hands / cpu)
+        cpu_action_rates.append(applied / cpu)
         per_hand.append(applied / args.hands)
     method = (
         f"self-play, {args.variant}: fresh shuffled deal per hand (timed), then a uniformly random element of "
         f"legal_actions() applied until the hand is over{' (ask never chosen)' if args.no_ask else ''}; "
-        f"median of {args.runs} runs of {args.hands} hands, one process"
+        f"median of {args.runs} runs of {args.hands} hands, one process; per wall-clock second and per CPU second of the process"
     )
     result: dict[str, Any] = {
         "benchmark": "selfplay_speed", "method": method, "variant": args.variant, "no_ask": args.no_ask,
         "actions_per_second": statistics.median(action_rates), "hands_per_second": statistics.median(hand_rates),
-        "actions_per_hand": statistics.mean(per_hand), "runs": {"actions_per_second": action_rates, "hands_per_second": hand_rates},
+        "cpu_actions_per_second": statistics.median(cpu_action_rates), "cpu_hands_per_second": statistics.median(cpu_hand_rates),
+        "actions_per_hand": statistics.mean(per_hand),
+        "runs": {"actions_per_second": action_rates, "hands_per_second": hand_rates, "cpu_actions_per_second": cpu_action_rates},
         "python": f"{platform.python_implementation()} {platform.python_version()}", "cpus": os.cpu_count(),
     }
     if args.json:
@@ -91,6 +95,7 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} ({platform.python_implementation()})")
     print(f"applied actions per second: median {result['actions_per_second']:,.0f} (runs: {', '.join(f'{r:,.0f}' for r in action_rates)})")
     print(f"hands per second:           median {result['hands_per_second']:,.1f} (runs: {', '.join(f'{r:,.1f}' for r in hand_rates)}; {result['actions_per_hand']:.0f} actions per hand)")
+    print(f"per CPU second:             median {result['cpu_actions_per_second']:,.0f} actions, {result['cpu_hands_per_second']:,.1f} hands (equals wall clock on an idle core)")
 
 
 if __name__ == "__main__":

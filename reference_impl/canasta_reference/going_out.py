@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .state import HandState
 
 
-@dataclass(frozen=True)
-class _Target:
+class _Target(NamedTuple):
     """A meld the remaining cards could go to: its size with the hand's naturals, the wild cards
     it needs to be a legal new meld, and how many wild cards it can take."""
 
@@ -39,54 +38,58 @@ def can_go_out(state: HandState) -> bool:
         kinds[card.rank] = kinds.get(card.rank, 0) + n
         card_value[card.rank] = rules.value(card)
     wilds = sum(wild_kinds.values())
+    side = {rank: (len(cards), sum(1 for c in cards if c.rank in rules.cards_wild_ranks)) for rank, cards in state.melds[state.side].items()}
     if red_threes:  # a red three is never melded: it can only be the discard
-        return red_threes == 1 and _fully_meldable(state, naturals, wilds, value)
-    if not rules.going_out_final_discard == "required" and _fully_meldable(state, naturals, wilds, value):
+        return red_threes == 1 and _fully_meldable(state, naturals, wilds, value, side)
+    # A rank that cannot start a meld (too few naturals and no meld of the side) stays in the hand:
+    # only the discard can take it, so two such ranks (or one with two cards) mean no.
+    stuck = [rank for rank, n in naturals.items() if rank not in side and (
+        n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards))]
+    if len(stuck) > 1:
+        return False
+    if not stuck and not rules.going_out_final_discard == "required" and _fully_meldable(state, naturals, wilds, value, side):
         return True
-    for rank, n in naturals.items():
+    for rank in stuck or naturals:
+        n = naturals[rank]
         rest = {r: k for r, k in naturals.items() if r != rank}
         if n > 1:
             rest[rank] = n - 1
-        if _fully_meldable(state, rest, wilds, value - card_value[rank]):
+        if _fully_meldable(state, rest, wilds, value - card_value[rank], side):
             return True
-    return any(_fully_meldable(state, naturals, wilds - 1, value - card_value[rank]) for rank in wild_kinds)
+    return not stuck and any(_fully_meldable(state, naturals, wilds - 1, value - card_value[rank], side) for rank in wild_kinds)
 
 
-def _fully_meldable(state: HandState, naturals: dict[str, int], wilds: int, value: int) -> bool:
-    """Whether the naturals (by rank) and ``wilds`` wild cards, counting ``value``, can all be melded."""
+def _fully_meldable(state: HandState, naturals: dict[str, int], wilds: int, value: int, side: dict[str, tuple[int, int]]) -> bool:
+    """Whether the naturals (by rank) and ``wilds`` wild cards, counting ``value``, can all be melded,
+    given the side's melds as (cards, wild cards) by rank."""
     rules = state.rules
-    side_melds = state.melds[state.side]
-    if not side_melds and state.took_pile and value < rules.initial_minimum(state.scores[state.side]):
+    if not side and state.took_pile and value < rules.initial_minimum(state.scores[state.side]):
         return False
-    targets: dict[str, _Target] = {}
+    targets: list[_Target] = []
     for rank, n in naturals.items():
-        existing = side_melds.get(rank, [])
-        ex_wilds = sum(1 for c in existing if rules.is_wild(c))
-        total_naturals = n + len(existing) - ex_wilds
-        if not existing:
-            if n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards):
-                return False
-        need = 0 if existing else max(0, rules.meld_min_cards - n)
+        size, ex_wilds = side.get(rank, (0, 0))
+        if not size and (n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards)):
+            return False
+        need = 0 if size else max(0, rules.meld_min_cards - n)
         cap = 0 if rank == "3" else rules.meld_max_wilds - ex_wilds
         if rules.meld_wilds_not_more_than_naturals:
-            cap = min(cap, total_naturals - ex_wilds)
+            cap = min(cap, n + size - 2 * ex_wilds)
         if need > cap:
             return False
-        targets[rank] = _Target(len(existing) + n, need, cap)
-    for rank, existing in side_melds.items():
-        if rank not in targets:
-            ex_wilds = sum(1 for c in existing if rules.is_wild(c))
+        targets.append(_Target(size + n, need, cap))
+    for rank, (size, ex_wilds) in side.items():
+        if rank not in naturals:
             cap = rules.meld_max_wilds - ex_wilds
             if rules.meld_wilds_not_more_than_naturals:
-                cap = min(cap, len(existing) - 2 * ex_wilds)
-            targets[rank] = _Target(len(existing), 0, max(0, cap))
-    needed = sum(t.need for t in targets.values())
-    if needed > wilds or wilds > sum(t.cap for t in targets.values()):
+                cap = min(cap, size - 2 * ex_wilds)
+            targets.append(_Target(size, 0, max(0, cap)))
+    needed = sum(t.need for t in targets)
+    if needed > wilds or wilds > sum(t.cap for t in targets):
         return False  # every wild card must find a meld with room for it
     # The spare wild cards complete as many canastas as they can: cheapest completions first (any
     # spare left over fits somewhere, since the total room was checked above).
     canastas, costs = 0, []
-    for t in targets.values():
+    for t in targets:
         short = rules.canasta_min_cards - (t.size + t.need)
         if short <= 0:
             canastas += 1

@@ -24,8 +24,11 @@ hand is live, lists no illegal action, and lists every legal action up to:
    * a meld of one rank: every legal one (any number of naturals, any wild cards by kind);
    * the initial meld in several ranks (a meld, or the extra groups of a take): every legal one in
      which each group is needed to reach the minimum (dropping a whole group would fall short);
-   * a meld, or a take making the initial meld, that leaves the player at most one card: every
-     legal one (these are the actions that go out or need every canasta at once);
+   * a meld of several ranks, or a take making the initial meld with further groups, that leaves
+     the player at most one card (going out, or needing every canasta at once): every legal one
+     that no listed action can begin (for a side with melds: no single group of it is legal on
+     its own; for a side without: leaving out one group, or the black threes, falls short of the
+     minimum);
    * a take by a side that has melded: every legal one (only the top card's group is allowed).
 
 Everything else (draw, decline, ask, answer, discard) is listed exactly.
@@ -73,6 +76,19 @@ class Part:
         self.cards = k + n_wilds  # how many cards it takes from the hand
 
 
+_VECTORS: dict[tuple[WildVector, int], list[tuple[WildVector, int]]] = {}
+
+
+def _wild_vectors(avail: WildVector, cap: int) -> list[tuple[WildVector, int]]:
+    """Every vector of at most ``avail`` cards of each kind, at most ``cap`` in all, fewest first."""
+    vectors = _VECTORS.get((avail, cap))
+    if vectors is None:
+        ranges = [range(min(n, cap) + 1) for n in avail]
+        vectors = sorted(((v, sum(v)) for v in product(*ranges) if sum(v) <= cap), key=lambda vn: vn[1])
+        _VECTORS[(avail, cap)] = vectors
+    return vectors
+
+
 class Facts:
     """Everything the generator needs about a position, computed once: the hand as count vectors
     (naturals by rank, wild cards by kind, both in canonical card order) and the side's melds."""
@@ -86,27 +102,41 @@ class Facts:
         self.melded = bool(self.melds)
         self.minimum = 0 if self.melded else rules.initial_minimum(state.scores[self.side])
         hand = state.hand
-        wild_ranks = rules.cards_wild_ranks
+        by_rank: dict[str, list[Card]] = {}
+        size = 0
+        for c, n in hand.items():
+            if n:
+                size += n
+                same = by_rank.get(c.rank)
+                if same is None:
+                    by_rank[c.rank] = [c] * n
+                else:
+                    same += [c] * n
+        self.hand_size = size
         self.naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
         wild_cards: dict[str, list[Card]] = {}
         self.red_threes = 0
-        self.hand_size = 0
-        for c in sorted(hand, key=_KEY.__getitem__):
-            n = hand[c]
-            self.hand_size += n
-            if c.rank in wild_ranks:
-                wild_cards.setdefault(c.rank, []).extend([c] * n)
-            elif c.is_red_three:
-                self.red_threes += n
+        for rank in sorted(by_rank, key=_RANK_ORDER.__getitem__):
+            cards = by_rank[rank]
+            if len(cards) > 1:
+                cards.sort(key=_KEY.__getitem__)
+            if rank in rules.cards_wild_ranks:
+                wild_cards[rank] = cards
+            elif rank == "3" and any(c.is_red_three for c in cards):
+                blacks = [c for c in cards if not c.is_red_three]
+                self.red_threes = len(cards) - len(blacks)
+                if blacks:
+                    self.naturals[rank] = blacks
             else:
-                self.naturals.setdefault(c.rank, []).extend([c] * n)
+                self.naturals[rank] = cards
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
         self.wild_values: list[int] = [rules.value(cards[0]) for cards in self.wild_kinds]
         self.wild_avail: WildVector = tuple(len(cards) for cards in self.wild_kinds)
         self.no_wilds: WildVector = (0,) * len(self.wild_kinds)
-        self.wilds_first = all(_KEY[w[0]] < _KEY[n[0]] for w in self.wild_kinds for n in self.naturals.values())
+        self.wilds_first = not wild_cards or not self.naturals or _RANK_ORDER[[*wild_cards][-1]] < _RANK_ORDER[next(iter(self.naturals))]
         self.top_value = 0  # the pile's top card, when takes are generated
         self._choices: dict[int, list[tuple[WildVector, int, int]]] = {}
+        self._by_count: dict[int, list[list[tuple[WildVector, int, tuple[Card, ...]]]]] = {}
         self._meld_wilds: dict[str, int] | None = None
         self._canastas: int | None = None
 
@@ -129,11 +159,25 @@ class Facts:
         (vector, how many, their count)."""
         choices = self._choices.get(cap)
         if choices is None:
-            ranges = [range(min(n, cap) + 1) for n in self.wild_avail]
-            vectors = sorted((v for v in product(*ranges) if sum(v) <= cap), key=sum)
-            choices = [(v, sum(v), sum(n * w for n, w in zip(v, self.wild_values))) for v in vectors]
+            values = self.wild_values
+            choices = [(v, n, sum(k * w for k, w in zip(v, values))) for v, n in _wild_vectors(self.wild_avail, cap)]
             self._choices[cap] = choices
         return choices
+
+    def wilds_by_count(self, cap: int) -> list[list[tuple[WildVector, int, tuple[Card, ...]]]]:
+        """The wild-card choices of :meth:`wild_choices` grouped by how many cards they hold, each as
+        (vector, count, the canonical cards)."""
+        grouped = self._by_count.get(cap)
+        if grouped is None:
+            grouped = [[] for _ in range(cap + 1)]
+            for vector, n, value in self.wild_choices(cap):
+                cards: tuple[Card, ...] = ()
+                for i, k in enumerate(vector):
+                    if k:
+                        cards += tuple(self.wild_kinds[i][:k])
+                grouped[n].append((vector, value, cards))
+            self._by_count[cap] = grouped
+        return grouped
 
     def natural_value(self, rank: str) -> int:
         cards = self.naturals.get(rank)
@@ -232,16 +276,16 @@ def may_discard(f: Facts, going_out_possible: bool) -> bool:
     return not (f.state.question == "yes" and going_out_possible)
 
 
-def pile_can_be_taken(f: Facts) -> bool:
+def pile_can_be_taken(state: HandState) -> bool:
     """pile.empty, pile.blocked.wild-top, pile.blocked.black3-top, pile.take.top-card-first (a red
     three on top), pile.one-card-rule."""
-    pile = f.state.pile
+    pile = state.pile
     if not pile:
         return False
     top = pile[-1]
-    if top.rank in f.rules.cards_wild_ranks or top.rank == "3":
+    if top.rank in state.rules.cards_wild_ranks or top.rank == "3":
         return False
-    return not one_card_rule_applies(f.state)
+    return not one_card_rule_applies(state)
 
 
 def take_cards_allowed(f: Facts, rank: str, naturals: int, wilds: int, frozen_for_side: bool) -> bool:
@@ -258,11 +302,11 @@ def take_cards_allowed(f: Facts, rank: str, naturals: int, wilds: int, frozen_fo
     return rank in f.melds and "add_to_meld" in ways
 
 
-def may_decline(engine: ReferenceEngine, f: Facts, some_take: bool) -> bool:
+def may_decline(engine: ReferenceEngine, state: HandState, some_take: bool) -> bool:
     """turn.start.choice (only with the stock exhausted), stock.empty.forced-take, out.ask.binding."""
-    if engine._forced_take(f.state):
+    if engine._forced_take(state):
         return False
-    return not (some_take and f.state.question == "yes" and engine._could_go_out_by_taking(f.state))
+    return not (some_take and state.question == "yes" and engine._could_go_out_by_taking(state))
 
 
 # --- generation ---------------------------------------------------------------------------------
@@ -272,16 +316,16 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
         return []
     if state.question == "pending":
         return list(ANSWERS)
-    f = Facts(state)
     out: list[Action] = [ASK] if may_ask(state) else []
     if state.phase == "draw":
         if state.stock:
             out.append(DRAW)
-        takes = list(take_actions(f))
-        if not state.stock and may_decline(engine, f, bool(takes)):
+        takes = list(take_actions(Facts(state))) if pile_can_be_taken(state) else []
+        if not state.stock and may_decline(engine, state, bool(takes)):
             out.append(DECLINE)
         out += takes
     else:
+        f = Facts(state)
         if may_discard(f, state.question == "yes" and can_go_out(state)):
             out += [_DISCARDS[c] for c in sorted(state.hand, key=_KEY.__getitem__) if state.hand[c]]
         out += meld_actions(f)
@@ -297,26 +341,33 @@ def meld_actions(f: Facts) -> Iterator[Meld]:
 
 def one_rank_melds(f: Facts) -> Iterator[Meld]:
     """Every legal meld of one rank: any number of its naturals with any wild cards by kind (or
-    wild cards alone on a meld of the side)."""
+    wild cards alone on a meld of the side). The rules depend on how many cards of each sort are
+    laid, so each (naturals, wild cards) count is checked once, then spelled out by wild kind."""
     rules = f.rules
     melds = f.melds
     hand_size = f.hand_size
-    no_wilds = [(f.no_wilds, 0, 0)]
-    choices = f.wild_choices(rules.meld_max_wilds)
+    by_count = f.wilds_by_count(rules.meld_max_wilds)
+    canastas = f.canastas
+    best_wilds = max((value for _, _, value in f.wild_choices(rules.meld_max_wilds)), default=0)
     for rank in [*f.naturals, *(r for r in melds if r not in f.naturals)]:
         cards = f.naturals.get(rank, ())
         value = f.natural_value(rank)
-        existing = rank in melds
-        for k in range(0 if existing else rules.meld_min_naturals, len(cards) + 1):
-            for wilds, n, wild_value in no_wilds if rank == "3" else choices:
-                if not group_is_legal(f, rank, k, n):
+        if not f.melded and len(cards) * value + best_wilds < f.minimum and hand_size - len(cards) - sum(f.wild_avail) > 1:
+            continue  # initial.table: this rank cannot reach the minimum, nor go out concealed
+        counts = range(1) if rank == "3" else range(len(by_count))
+        for k in range(0 if rank in melds else rules.meld_min_naturals, len(cards) + 1):
+            naturals = tuple(cards[:k])
+            for n in counts:
+                if not by_count[n] or not group_is_legal(f, rank, k, n):
                     continue
                 left = hand_size - k - n
                 canasta = completes_canasta(f, rank, k + n)
-                if not reaches_minimum(f, k * value + wild_value) and not concealed_exception(f, left, f.canastas + canasta, canasta):
+                if not cards_left_allowed(f, left, canastas + canasta, rank == "3", left == 0):
                     continue
-                if cards_left_allowed(f, left, f.canastas + canasta, rank == "3", left == 0):
-                    yield Meld((MeldGroup(f.cards(rank, k, wilds), rank if k == 0 else None),))
+                tag = rank if k == 0 else None
+                for _, wild_value, wilds in by_count[n]:
+                    if reaches_minimum(f, k * value + wild_value) or concealed_exception(f, left, canastas + canasta, canasta):
+                        yield Meld((MeldGroup(_in_order(f, wilds + naturals), tag),))
 
 
 def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
@@ -482,35 +533,43 @@ def _spread(f: Facts, targets: list[tuple[str, int]], avail: WildVector) -> Iter
 
 def take_actions(f: Facts) -> Iterator[TakePile]:
     """Every take of the pile (up to the equivalence in this module's docstring)."""
-    if not pile_can_be_taken(f):
+    if not pile_can_be_taken(f.state):
         return
     state = f.state
     rules = f.rules
     top = state.pile[-1]
     f.top_value = rules.value(top)
     frozen = is_frozen_for(state, f.side)
-    rest = sum(1 for c in state.pile[:-1] if not c.is_red_three)
+    rest = len(state.pile) - 1 - sum(1 for c in state.pile[:-1] if c.rank == "3" and c.is_red_three)
     rank = top.rank
     top_counted = f.top_value if rules.initial_meld_pile_top_counts else 0
-    for k in range(len(f.naturals.get(rank, ())) + 1):
-        for choice in f.wild_choices(rules.meld_max_wilds):
-            wilds, n, _ = choice
-            if not take_cards_allowed(f, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n):
+    by_count = f.wilds_by_count(rules.meld_max_wilds)
+    naturals = f.naturals.get(rank, ())
+    for k in range(len(naturals) + 1):
+        for n in range(len(by_count)):
+            if not by_count[n] or not take_cards_allowed(f, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n):
                 continue
-            cards = f.cards(rank, k, wilds)
             left = f.hand_size - k - n + rest
             canasta = completes_canasta(f, rank, k + 1 + n)
             if f.melded:
                 if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0):
-                    yield TakePile(cards)
+                    for _, _, wild_cards in by_count[n]:
+                        yield TakePile(_in_order(f, wild_cards + tuple(naturals[:k])))
                 continue
-            part = f.part(rank, k, choice, top=True)
-            counted = part.value + top_counted
-            if counted >= f.minimum and left >= 2:
-                yield TakePile(cards)
-            elif counted < f.minimum:
-                for parts in initial_meld_sets(f, (part,), counted, rest):
-                    yield TakePile(cards, f.groups(parts[1:], wilds))
-            if rest <= 1:
-                for parts in all_but_one(f, part, rest):
-                    yield TakePile(cards, f.groups(parts[1:], wilds))
+            for wilds, wild_value, wild_cards in by_count[n]:
+                cards = _in_order(f, wild_cards + tuple(naturals[:k]))
+                part = Part(rank, k, wilds, n, k * f.natural_value(rank) + wild_value, True)
+                counted = part.value + top_counted
+                if counted >= f.minimum and left >= 2:
+                    yield TakePile(cards)
+                elif counted < f.minimum:
+                    for parts in initial_meld_sets(f, (part,), counted, rest):
+                        yield TakePile(cards, f.groups(parts[1:], wilds))
+                if rest <= 1:
+                    for parts in all_but_one(f, part, rest):
+                        yield TakePile(cards, f.groups(parts[1:], wilds))
+
+
+def _in_order(f: Facts, cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """Cards in canonical order (wild cards come first unless a variant makes other ranks wild)."""
+    return cards if f.wilds_first else tuple(sorted(cards, key=_KEY.__getitem__))

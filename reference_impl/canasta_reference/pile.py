@@ -17,7 +17,12 @@ def frozen_by_contents(state: HandState) -> bool:
     rules = state.rules
     if rules.upcard_covered_black_three_freezes and state.covered_black_three:  # upcard.black-three
         return True
-    return rules.pile_frozen_by(state.pile)
+    if rules.pile_always_frozen:
+        return True
+    ranks = {c.rank for c in state.pile}  # (only wild cards and threes can freeze it)
+    if rules.pile_frozen_by_wild and not ranks.isdisjoint(rules.cards_wild_ranks):
+        return True
+    return "3" in ranks and rules.pile_frozen_by(c for c in state.pile if c.rank == "3")
 
 
 def is_frozen_for(state: HandState, side: int) -> bool:
