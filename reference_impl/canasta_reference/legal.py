@@ -26,7 +26,9 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from canasta_conformance.cards import Card, sort_cards
-from canasta_conformance.model import Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, SpecialHand, TakePile
+from canasta_conformance.model import (
+    Action, Answer, Ask, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, SpecialHand, TakePile,
+)
 
 if TYPE_CHECKING:
     from .engine import ReferenceEngine
@@ -43,7 +45,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
     if state.phase == "draw":
         candidates += [Draw(), Decline(), *candidate_takes(state)]
     else:
-        candidates += [Discard(card) for card in sort_cards(state.hand)]
+        candidates += [EndTurn(), *(Discard(card) for card in sort_cards(state.hand))]
         candidates += _melds(state)
         candidates += _modern(state)
     seen: set[Action] = set()
