@@ -235,9 +235,10 @@ def test_the_handshake_is_attempted_once(pytester, tmp_path):
 def test_the_circuit_breaker_reports_the_remaining_scenarios_at_once(pytester):
     for name in ("breaker-a", "breaker-b", "breaker-c", "breaker-d"):
         scenario(pytester, name)
+    pids = pytester.path / "pids"
     result = pytester.runpytest(
-        "--canasta-engine-cmd", fake("hang"), "--canasta-timeout", "1", "--canasta-max-engine-faults", "2",
-        "-p", "no:xdist", "-p", "no:randomly",
+        "--canasta-engine-cmd", fake("hang", "--pids", str(pids)), "--canasta-timeout", "1",
+        "--canasta-max-engine-faults", "2", "-p", "no:xdist", "-p", "no:randomly",
     )
     result.assert_outcomes(failed=4)
     result.stdout.fnmatch_lines([
@@ -245,7 +246,9 @@ def test_the_circuit_breaker_reports_the_remaining_scenarios_at_once(pytester):
         "*not run: the engine program was lost (timeout, crash or garbage) in 2 scenarios in a row (breaker-a, breaker-b; "
         "last: the engine did not answer apply within 1 s (killed))*",
     ])
-    assert result.stdout.str().count("fake engine: hang on apply") == 2, "the engine program was started twice, not four times"
+    # each engine process records itself when it is loaded (the engine's stderr may be cut short
+    # when a loaded machine kills it before it prints): two processes, not four
+    assert len(pids.read_text().split()) == 2, "the engine program was started twice, not four times"
 
 
 def test_the_run_budget_stops_a_hanging_engine_and_reports_the_rest(pytester):
