@@ -17,7 +17,7 @@ from canasta_conformance.model import Discard, Meld, MeldGroup, Position
 from canasta_conformance.spec import load_spec, read_spec
 from canasta_reference.engine import ReferenceEngine
 
-RULE_MODULES = ["engine", "melds", "pile", "scoring", "setup", "going_out", "state", "movegen"]
+RULE_MODULES = ["engine", "melds", "pile", "scoring", "setup", "going_out", "state", "movegen", "special_hands"]
 
 
 def test_the_rule_modules_hold_no_rule_numbers():

@@ -41,6 +41,8 @@ def _expected_annotation(schema: dict[str, Any]) -> Any:
         return frozenset[Literal[tuple(schema["items"]["enum"])]]  # type: ignore[misc]
     if kind == "array" and schema["items"].get("type") == "object":
         return tuple[InitialMeldRow, ...]
+    if kind == "array" and schema["items"].get("type") == "integer":
+        return tuple[int, ...]
     if kind == "object" and all(p.get("type") == "integer" for p in schema["properties"].values()):
         return Mapping[str, int]
     raise AssertionError(f"no Python type known for the schema {schema}")

@@ -173,6 +173,7 @@ class VariantRules:
     going_out_unfinished_wild_meld_blocks: bool
     discard_empty_pile_no_aces_sevens: bool
     special_hands_values: Mapping[str, int]
+    special_hands_garbage_groups: tuple[int, ...]
 
     # derived once, not parameters
     _value_by_rank: Mapping[str, int] = field(init=False, repr=False, compare=False)

@@ -49,15 +49,12 @@ def _is_pairs_with_wilds(cards: Sequence[Card], rules: VariantRules) -> bool:
     return any(rank in rules.cards_wild_ranks for rank in pairs)
 
 
-#: modern.special-hand.kinds: garbage is two fours and two threes of a kind
-GARBAGE_GROUPS: tuple[int, ...] = (3, 3, 4, 4)
-
-
 def _is_garbage(cards: Sequence[Card], rules: VariantRules) -> bool:
-    """Two fours and two threes of a kind of natural cards (four different ranks)."""
+    """Natural cards of as many ranks as the variant's garbage shape, so many of each
+    (special_hands.garbage_groups: Modern American's two fours and two threes of a kind)."""
     if any(not rules.is_natural(c) for c in cards):
         return False
-    return tuple(sorted(Counter(c.rank for c in cards).values())) == GARBAGE_GROUPS
+    return sorted(Counter(c.rank for c in cards).values()) == sorted(rules.special_hands_garbage_groups)
 
 
 _SHAPES: dict[str, Callable[[Sequence[Card], VariantRules], bool]] = {
