@@ -85,6 +85,17 @@ def test_five_player_positions_name_the_player_sitting_out():
     assert any("has no turn" in m for m in _problems("classic-5p", **{**base, "turn": 0}, sitting_out=[0]))
 
 
+def test_five_player_positions_sit_out_the_player_the_hand_number_rotates_to():
+    hands = [[], ["9C"], ["5D"], ["8S"], ["6H"]]
+    base = {"hands": hands, "melds": [[], []], "turn": 1}
+    assert _problems("classic-5p", **base, sitting_out=[0]) == []
+    third = {**base, "hands": [["4C"], ["9C"], ["5D"], ["8S"], []], "hand_number": 3}
+    assert _problems("classic-5p", **third, sitting_out=[4]) == []
+    moved = {**base, "hands": [["4C"], ["9C"], [], ["8S"], ["6H"]]}  # hand 1, but seat 2 sits out
+    assert any("the rotation has seat(s) [0] sitting out" in m for m in _problems("classic-5p", **moved, sitting_out=[2]))
+    assert _problems("classic-5p", **moved, sitting_out=[2], hand_number=2) == []
+
+
 def test_the_reference_engine_declares_every_variant_whose_parameters_it_implements():
     declared = set(create_engine().capabilities().variants)
     assert {"classic", "classic-2p", "classic-5p", "classic-6p", "hoyle-bicycle", "regal"} <= declared

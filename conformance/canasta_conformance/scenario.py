@@ -343,6 +343,18 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
                 yield ["red_threes", side_index, index], f"{c.token} is not a red three"
     if len(position.sitting_out) != rules.table_sit_out:
         yield ["sitting_out"], f"the variant has {rules.table_sit_out} player(s) sitting out each hand, the position {len(position.sitting_out)}"
+    if rules.table_sit_out and len(position.sitting_out) == rules.table_sit_out:
+        # setup.sit-out: the rotation is fixed by the hand number (what the deal of that hand sets),
+        # so a position cannot name other seats: the next hand would repeat or skip a player
+        sides = [[s for s in range(rules.players) if s % rules.sides == side] for side in range(rules.sides)]
+        larger = max(sides, key=len)
+        start = (position.hand_number - 1) * rules.table_sit_out
+        expected = sorted(larger[(start + k) % len(larger)] for k in range(rules.table_sit_out))
+        if sorted(position.sitting_out) != expected:
+            yield ["sitting_out"], (
+                f"in hand {position.hand_number} the rotation has seat(s) {expected} sitting out, "
+                f"not {sorted(position.sitting_out)} (hand_number sets who sits out)"
+            )
     for seat in position.sitting_out:
         if not 0 <= seat < len(position.hands):
             yield ["sitting_out"], f"seat {seat} does not exist"
