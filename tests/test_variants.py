@@ -46,9 +46,9 @@ def test_the_reference_engine_refuses_to_deal_a_variant_it_cannot_play():
 
 
 def test_play_refuses_a_variant_the_engine_cannot_play(capsys):
-    assert main(["play", "--variant", "classic-3p"]) == 2
+    assert main(["play", "--variant", "pairs-classic"]) == 2
     err = capsys.readouterr().err
-    assert "classic-3p" in err and "not implemented" in err and "three_player.lone_hand" in err
+    assert "pairs-classic" in err and "not implemented" in err and "penalty.table_penalties" in err
 
 
 def _problems(variant: str, **changes: object) -> list[str]:

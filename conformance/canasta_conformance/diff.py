@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cards import Card, card, format_cards, sort_cards
-from .model import SCORE_ITEMS, Position, ScoreSheet, meld_sort_key
+from .model import SCORE_ITEMS, Penalty, Position, ScoreSheet, meld_sort_key
 
 
 def _cards(items: Sequence[str]) -> tuple[Card, ...]:
@@ -93,6 +93,11 @@ def position_diff(expected: Mapping[str, Any], actual: Position) -> list[str]:
             lines += _scalar(key, list(want), list(actual.scores))
         elif key == "sitting_out":
             lines += _scalar(key, sorted(want), sorted(actual.sitting_out))
+        elif key == "lone_hand":
+            lines += _scalar(key, want, actual.lone_hand)
+        elif key == "penalties":
+            got_penalties = [p.to_json() for p in actual.penalties]
+            lines += _scalar(key, [Penalty.from_json(p).to_json() for p in want], got_penalties)
         elif key == "facts":
             got_facts = actual.facts.to_json()
             for fact, value in want.items():

@@ -170,6 +170,30 @@ class HandEnd:
 
 
 @dataclass(frozen=True)
+class Penalty:
+    """A table penalty charged in this hand (penalty.table_penalties): the offending ``seat``, the
+    ``rule`` of the offence (a penalty.* rule ID), the ``points`` its side loses, and how much the
+    side's initial-meld minimum rises for the rest of the hand (``minimum_increase``)."""
+
+    seat: int
+    rule: str
+    points: int = 0
+    minimum_increase: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seat": self.seat, "rule": self.rule, "points": self.points}
+        if self.minimum_increase:
+            out["minimum_increase"] = self.minimum_increase
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "penalty") -> Penalty:
+        if not isinstance(data, Mapping) or "seat" not in data or "rule" not in data:
+            raise FormatError("a penalty is a mapping with 'seat', 'rule' and 'points'", path)
+        return cls(int(data["seat"]), str(data["rule"]), int(data.get("points", 0)), int(data.get("minimum_increase", 0)))
+
+
+@dataclass(frozen=True)
 class Position:
     """A complete hand in progress, like a FEN for Canasta.
 
@@ -195,6 +219,11 @@ class Position:
     talons: tuple[tuple[Card, ...], ...] = ()
     #: seats sitting out this hand (five-player game, table.sit_out): no cards, no turn
     sitting_out: tuple[int, ...] = ()
+    #: the seat playing alone in the three-player game (three_player.lone_hand) once someone has
+    #: taken the discard pile; the two others are partners and pool their melds (None: not formed)
+    lone_hand: int | None = None
+    #: table penalties charged in this hand (penalty.table_penalties), in the order they arose
+    penalties: tuple[Penalty, ...] = ()
 
     @property
     def players(self) -> int:
@@ -245,6 +274,10 @@ class Position:
         out = self._core_json()
         if self.talons:  # written only where the variant has talons, so other positions stay as they were
             out["talons"] = [_tokens(t) for t in self.talons]
+        if self.lone_hand is not None:  # written only in the three-player game once formed
+            out["lone_hand"] = self.lone_hand
+        if self.penalties:  # written only when a table penalty was charged
+            out["penalties"] = [p.to_json() for p in self.penalties]
         return out
 
     def _core_json(self) -> dict[str, Any]:
@@ -302,6 +335,8 @@ class Position:
             hand_number=int(data.get("hand_number", 1)),
             talons=tuple(_sorted_cards(t, f"{path}.talons[{i}]") for i, t in enumerate(data.get("talons") or ())),
             sitting_out=tuple(sorted(int(s) for s in data.get("sitting_out") or ())),
+            lone_hand=None if data.get("lone_hand") is None else int(data["lone_hand"]),
+            penalties=tuple(Penalty.from_json(p, f"{path}.penalties[{i}]") for i, p in enumerate(data.get("penalties") or ())),
         )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -294,6 +294,7 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
     counts = Counter(position.all_cards())
     for card, seen, allowed in excess_cards(counts, rules.deck_packs, rules.deck_jokers):
         yield [], f"{card.token} appears {seen} times but the deck holds it {allowed} times"
+    pooled = yield from _lone_hand_problems(position, rules)
     for side_index, side in enumerate(position.melds):
         ranks_seen: set[str] = set()
         for meld_index, meld in enumerate(side):
@@ -317,7 +318,9 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
             if rank == WILD_MELD:
                 if len(meld) < rules.meld_min_cards:
                     yield where, f"a meld needs at least {rules.meld_min_cards} cards"
-            elif (fault := rules.meld_shape_fault(meld)) is not None:
+            elif (fault := rules.meld_shape_fault(meld)) is not None and not (
+                side_index == pooled and fault.rule in ("meld.max-wilds", "meld.wild-ratio")
+            ):  # two partners' melds of one rank merged when the lone hand formed may hold more wild cards
                 yield where, f"{fault.message} ({fault.rule})"
     talon_sizes = rules.talon_sizes
     if position.talons and not talon_sizes:
@@ -368,6 +371,27 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
         yield ["ended"], "a position in phase 'over' says how the hand ended"
     if position.facts.question == "pending" and rules.sides >= rules.players:
         yield ["facts", "question"], "there is no partner to answer in this variant"
+
+
+def _lone_hand_problems(position: Position, rules: VariantRules) -> Generator[tuple[list[Any], str], None, int | None]:
+    """The three-player lone hand (setup.three-player.lone-hand): a seat of the table, in a variant
+    that has it; the partners' melds pooled in the lower partner's list. Returns that list's index."""
+    lone = position.lone_hand
+    if lone is None:
+        return None
+    if not rules.three_player_lone_hand:
+        yield ["lone_hand"], "this variant has no lone hand (three_player.lone_hand is false)"
+        return None
+    if not 0 <= lone < len(position.hands):
+        yield ["lone_hand"], f"seat {lone} does not exist"
+        return None
+    partners = [s for s in range(len(position.hands)) if s != lone]
+    pooled = min(partners) % rules.sides
+    for seat in partners:
+        area = seat % rules.sides
+        if area != pooled and area < len(position.melds) and position.melds[area]:
+            yield ["melds", area], f"seat {seat} is a partner of seat {pooled}: their pooled melds are listed under seat {pooled}"
+    return pooled
 
 
 def deal_problems(deal: Deal, rules: VariantRules) -> Iterator[tuple[list[Any], str]]:

@@ -38,7 +38,9 @@ const handlers = {
   load(request) {
     // A new scenario: set up this position and forget the previous hand. Modern American
     // positions also hold `talons` (bonus talons not yet taken, next first), and a meld of wild
-    // cards only is the side's wild-card meld.
+    // cards only is the side's wild-card meld. Three-player positions may name `lone_hand`, the
+    // seat playing alone (the two others pool their melds under the lower seat; red threes and
+    // scores stay per seat), and table-penalty variants (PAIRS) list the `penalties` charged.
     position = request.position;
     return { ok: true };
   },
@@ -64,7 +66,8 @@ const handlers = {
   score() {
     // Once the hand is over: { score: { sides: [{canastas, red_threes, going_out, melded,
     // in_hand, special_hand, penalties, total, cumulative}, ...], game_over: false, winner: null } }
-    // (special_hand and penalties are Modern American lines; a line left out counts 0)
+    // (special_hand is a Modern American line, penalties holds unfinished special melds and table
+    // penalties; a line left out counts 0). In the three-player game there is one entry per seat.
     return unsupported('this skeleton keeps no score');
   },
 

@@ -32,6 +32,7 @@ from .scoring import score_hand
 from .setup import deal_hand, expose_red_threes
 from .special_hands import check_special_hand
 from .state import HandState
+from .three_player import form_lone_hand
 
 Commit = Callable[[], None]
 
@@ -178,7 +179,7 @@ class ReferenceEngine:
             while need and state.stock:
                 card = state.stock.pop()
                 if card.is_red_three:  # red3.drawn.expose, red3.chain: expose and replace
-                    state.red_threes[state.side].append(card)
+                    state.red_threes[state.own_index(state.turn)].append(card)
                     if not state.stock and state.rules.red_three_last_stock_card == "ends_hand":
                         self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.last-card.red-three
                         return
@@ -215,7 +216,7 @@ class ReferenceEngine:
         )
         if unmelded:
             counted = count(plan.laid, rules) - (0 if rules.initial_meld_pile_top_counts else rules.value(top))
-            minimum = rules.initial_minimum(state.scores[state.side])
+            minimum = state.initial_minimum()
             if counted < minimum:
                 raise Illegal("pile.frozen.unmelded-needs-count", f"the initial meld counts {counted}, the side needs {minimum}")
         rest = state.pile[:-1]
@@ -226,12 +227,13 @@ class ReferenceEngine:
             remove_from_hand(state.hand, taken)
             for card in rest:
                 if card.is_red_three:  # red3.from-pile: face up, no replacement
-                    state.red_threes[state.side].append(card)
+                    state.red_threes[state.own_index(state.turn)].append(card)
                 else:
                     state.hand[card] += 1
             state.pile = []
             state.covered_black_three = False
             state.took_pile = True
+            form_lone_hand(state, state.turn)  # setup.three-player.lone-hand: the first take of the hand
             self._commit_melds(state, plan)
             state.phase = "play"
             if cards_left == 0:
@@ -270,7 +272,7 @@ class ReferenceEngine:
         out after a draw from the stock (initial.concealed-exception)."""
         rules = state.rules
         counted = count(plan.laid, rules)
-        minimum = rules.initial_minimum(state.scores[state.side])
+        minimum = state.initial_minimum()
         if counted >= minimum:
             self._check_natural_meld(plan, rules)
             return
@@ -520,7 +522,9 @@ class ReferenceEngine:
         state.new_ranks |= plan.new_ranks
 
     def _go_out(self, state: HandState) -> None:
-        """out.definition: the hand ends when the player's hand is empty."""
+        """out.definition: the hand ends when the player's hand is empty (setup.three-player.out-first:
+        in the three-player game a player going out before anyone took the pile is the lone hand)."""
+        form_lone_hand(state, state.turn)
         self._end_hand(state, HandEnd("went_out", state.turn, self._is_concealed(state)))
 
     @staticmethod

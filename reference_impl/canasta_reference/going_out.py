@@ -63,7 +63,7 @@ def _fully_meldable(state: HandState, naturals: dict[str, int], wilds: int, valu
     """Whether the naturals (by rank) and ``wilds`` wild cards, counting ``value``, can all be melded,
     given the side's melds as (cards, wild cards) by rank."""
     rules = state.rules
-    if not side and state.took_pile and value < rules.initial_minimum(state.scores[state.side]):
+    if not side and state.took_pile and value < state.initial_minimum():
         return False
     targets: list[_Target] = []
     for rank, n in naturals.items():

@@ -100,7 +100,7 @@ class Facts:
         self.side = state.side
         self.melds = state.melds[self.side]
         self.melded = bool(self.melds)
-        self.minimum = 0 if self.melded else rules.initial_minimum(state.scores[self.side])
+        self.minimum = 0 if self.melded else state.initial_minimum()
         hand = state.hand
         by_rank: dict[str, list[Card]] = {}
         size = 0

@@ -15,21 +15,25 @@ def score_hand(state: HandState) -> ScoreSheet:
     ended = state.ended
     special_side = state.side_of(ended.seat) if ended is not None and ended.special_hand and ended.seat is not None else None
     for side in range(rules.sides):
-        melds = state.melds[side]
+        # the entry of a side (in the three-player game: of a player, whose red threes and score
+        # are personal, scoring the partnership's melds and hands once the lone hand has formed)
+        area = state.side_of(side) if state.lone_hand is not None else side
+        melds = state.melds[area]
         canastas = sum(canasta_bonus(rank, cards, rules) for rank, cards in melds.items())  # canasta.bonus
-        red_threes = red_three_score(state, side)
+        red_threes = red_three_score(state, side, area)
         going_out = 0
-        if ended is not None and ended.reason == "went_out" and ended.seat is not None and state.side_of(ended.seat) == side:
+        if ended is not None and ended.reason == "went_out" and ended.seat is not None and state.side_of(ended.seat) == area:
             going_out = rules.going_out_bonus + (rules.going_out_concealed_extra_bonus if ended.concealed else 0)  # out.bonus
         melded = sum(rules.value(c) for cards in melds.values() for c in cards)  # score.melded-cards
         if rules.score_melds_require_canasta and not any(len(cards) >= rules.canasta_min_cards for cards in melds.values()):
             melded = 0  # modern.score.melds-need-canasta
-        in_hand = -sum(hand_value(c, rules) * n for seat in state.seats_of(side) for c, n in state.hands[seat].items())  # score.cards-in-hand
+        in_hand = -sum(hand_value(c, rules) * n for seat in state.seats_of(area) for c, n in state.hands[seat].items())  # score.cards-in-hand
         special_hand = 0
-        if side == special_side and ended is not None and ended.special_hand is not None:
+        if area == special_side and ended is not None and ended.special_hand is not None:
             # modern.special-hand.score: the hand's value in place of the going-out bonus and card values
             special_hand, going_out, melded, in_hand = rules.special_hands[ended.special_hand], 0, 0, 0
         penalties = -sum(unfinished_penalty(rank, cards, rules) for rank, cards in melds.items())
+        penalties -= sum(p.points for p in state.penalties if state.side_of(p.seat) == area)  # penalty.* (table penalties)
         total = canastas + red_threes + going_out + melded + in_hand + special_hand + penalties  # score.structure
         sheets.append(SideScore(
             canastas=canastas, red_threes=red_threes, going_out=going_out, melded=melded, in_hand=in_hand,
@@ -94,11 +98,14 @@ def game_result(cumulative: list[int], state: HandState) -> tuple[bool, int | No
     return True, leaders[0]
 
 
-def red_three_score(state: HandState, side: int) -> int:
+def red_three_score(state: HandState, side: int, area: int | None = None) -> int:
     """score.red-threes: 100 each, all four together 800 (with more packs: each counts double from
     red_three.doubled_from_count on), minus for a side that has not melded (or, where
-    red_three.positive_requires_canasta, that has no canasta), at most red_three.negative_cap."""
+    red_three.positive_requires_canasta, that has no canasta), at most red_three.negative_cap.
+    ``area`` is the meld area that decides plus or minus (in the three-player game the
+    partnership's, while the red threes are the player's own)."""
     rules = state.rules
+    area = side if area is None else area
     count = len(state.red_threes[side])
     if count == 0:
         return 0
@@ -109,10 +116,10 @@ def red_three_score(state: HandState, side: int) -> int:
     else:
         value = count * rules.red_three_bonus
     ended = state.ended
-    special = ended is not None and ended.special_hand is not None and ended.seat is not None and state.side_of(ended.seat) == side
-    if rules.red_three_negative_without_meld and not state.melds[side] and not special:  # a special hand counts as a meld
+    special = ended is not None and ended.special_hand is not None and ended.seat is not None and state.side_of(ended.seat) == area
+    if rules.red_three_negative_without_meld and not state.melds[area] and not special:  # a special hand counts as a meld
         return _negative(value, rules.red_three_negative_cap)
-    if rules.red_three_positive_requires_canasta and not state.canastas(side) and not special:
+    if rules.red_three_positive_requires_canasta and not state.canastas(area) and not special:
         return _negative(value, rules.red_three_negative_cap)  # house rule: plus only with a canasta
     return value
 

@@ -103,7 +103,7 @@ def expose_red_threes(state: HandState, seat: int) -> None:
             hand[card] -= 1
             if not hand[card]:
                 del hand[card]
-            state.red_threes[state.side_of(seat)].append(card)
+            state.red_threes[state.own_index(seat)].append(card)
             if state.stock:
                 hand[state.stock.pop()] += 1
         threes = [c for c in hand.elements() if c.is_red_three]

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from canasta_conformance.cards import Card
-from canasta_conformance.model import WILD_MELD, HandEnd, Position, TurnFacts, meld_rank
+from canasta_conformance.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, meld_rank
 from canasta_conformance.variant_rules import VariantRules
 
 
@@ -36,10 +36,32 @@ class HandState:
     hand_number: int = 1
     talons: list[list[Card]] = field(default_factory=list)  # bonus talons not yet taken, next first
     sitting_out: frozenset[int] = frozenset()
+    #: the seat playing alone in the three-player game (three_player.lone_hand), once formed
+    lone_hand: int | None = None
+    #: table penalties charged this hand (penalty.table_penalties)
+    penalties: list[Penalty] = field(default_factory=list)
 
     # --- seats and sides ------------------------------------------------------------------------
-    def side_of(self, seat: int) -> int:
+    def own_index(self, seat: int) -> int:
+        """The entry of the seat's own side in red_threes and scores: its fixed side (each player's
+        own in the three-player game, where red threes and scores stay personal)."""
         return seat % self.rules.sides
+
+    def side_of(self, seat: int) -> int:
+        """The meld area the seat plays to. In the three-player game, once the lone hand has formed
+        (setup.three-player.lone-hand), the two other players pool their melds in the lower seat's area."""
+        if self.lone_hand is not None and seat != self.lone_hand:
+            return min(s for s in range(self.rules.players) if s != self.lone_hand) % self.rules.sides
+        return seat % self.rules.sides
+
+    def initial_minimum(self, seat: int | None = None) -> int:
+        """initial.table with initial.score-basis: the mover's initial-meld minimum, from the side's
+        cumulative score or (initial_meld.basis player) the player's own, raised by any retracted
+        insufficient first meld of the side this hand (penalty.initial-meld.insufficient)."""
+        seat = self.turn if seat is None else seat
+        index = self.own_index(seat) if self.rules.initial_meld_basis == "player" else self.side_of(seat)
+        raised = sum(p.minimum_increase for p in self.penalties if self.side_of(p.seat) == self.side_of(seat))
+        return self.rules.initial_minimum(self.scores[index]) + raised
 
     @property
     def side(self) -> int:
@@ -124,7 +146,8 @@ class HandState:
             new_ranks=set(facts.new_ranks), took_pile=facts.took_pile, question=facts.question,
             ended=position.ended, hand_number=position.hand_number, talons=[list(t) for t in position.talons],
             covered_black_three=facts.covered_black_three, last_card_red_three=facts.last_card_red_three,
-            sitting_out=frozenset(position.sitting_out),
+            sitting_out=frozenset(position.sitting_out), lone_hand=position.lone_hand,
+            penalties=list(position.penalties),
         )
 
     def to_position(self) -> Position:
@@ -141,5 +164,5 @@ class HandState:
                 covered_black_three=self.covered_black_three, last_card_red_three=self.last_card_red_three,
             ),
             ended=self.ended, hand_number=self.hand_number, talons=tuple(tuple(t) for t in self.talons),
-            sitting_out=tuple(sorted(self.sitting_out)),
+            sitting_out=tuple(sorted(self.sitting_out)), lone_hand=self.lone_hand, penalties=tuple(self.penalties),
         ).normalized()
