@@ -174,23 +174,27 @@ def test_search_finds_a_rule_by_its_id(page, served):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 
-    result = page.locator(f'.md-search-result a[href*="#{RULE}"]').first
-    # The search index loads in a web worker: a query typed before it is ready finds nothing. Wait on
-    # the condition (a result shows), typing the query again until it does, within the overall timeout.
+    first_item = page.locator(".md-search-result__item").first
+    result = page.locator(f'.md-search-result a[href*="#{RULE}"]:visible').first
+    # The search index loads in a web worker: a query typed before it is ready finds nothing, and on a
+    # loaded machine the results may render again (the rule's link then folded under "more on this
+    # page") between seeing it and clicking it. Wait on conditions, not on time: type the query, wait
+    # for a visible link to the rule with the rule as the best match, click it and wait for the page to
+    # land on the rule; whatever step times out, type the query again, within the overall timeout.
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while True:
-        query.click()
-        query.fill("")
-        query.press_sequentially(RULE, delay=10)
         try:
+            query.click()
+            query.fill("")
+            query.press_sequentially(RULE, delay=10)
             result.wait_for(state="visible", timeout=5_000)
+            expect(first_item).to_contain_text(RULE, timeout=5_000)  # best match first
+            screenshot(page, "search.png", full_page=False)
+            result.click(timeout=5_000)
+            page.wait_for_url(lambda url: url.endswith(f"#{RULE}"), timeout=5_000)
             break
-        except PlaywrightTimeout:
+        except (PlaywrightTimeout, AssertionError):
             if time.monotonic() > deadline:
                 raise
-    expect(page.locator(".md-search-result__item").first).to_contain_text(RULE, timeout=TIMEOUT_MS)  # best match first
-    screenshot(page, "search.png", full_page=False)
-    result.click()
-    page.wait_for_url(lambda url: url.endswith(f"#{RULE}"))
     assert page.locator(f'[id="{RULE}"]').is_visible()
     assert page.errors == []  # type: ignore[attr-defined]
