@@ -41,6 +41,7 @@ from .model import (
     Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet, TakePile,
     format_action,
 )
+from .scenario import setup_problems
 from .spec import Spec, load_spec
 
 Kind = Literal["start", "verdict", "citation", "position", "score", "legal_actions", "error"]
@@ -49,6 +50,16 @@ Start = Position | DealSetup
 #: cumulative scores a game may start from: each row of the usual initial-meld tables, a
 #: negative score, and one hand from the target (filled in per variant)
 START_SCORE_CHOICES = (0, 0, 0, -150, 1495, 1500, 2995, 3000)
+#: the natural ranks a meld may hold, lowest count first (threes apart)
+_NATURAL_RANKS = ("4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
+
+
+def _card_kind(c: Card, rules: VariantRules) -> str:
+    if rules.is_wild(c):
+        return "wild"
+    if c.rank == "3":
+        return "red three" if c.is_red_three else "black three"
+    return "natural"
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,10 @@ class FuzzSettings:
     odd_scores: float = 0.4
     #: the chance that the deal turns up a red three, a wild card or a black three as the upcard
     odd_upcard: float = 0.15
+    #: the chance that a game starts from a dealt position rearranged to reach rare rules soon (see
+    #: :meth:`Fuzzer._arranged`): sides that have melded, a red three under the pile, a hand that
+    #: can go out concealed or holds a long low meld, a short stock
+    arranged: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -376,13 +391,16 @@ def choose(rng: random.Random, legal: Sequence[Action], position: Position, min_
 
 
 def _interesting(legal: Sequence[Action], position: Position, min_cards: int) -> list[Action]:
-    going_out = [a for a in legal if isinstance(a, (Meld, Discard)) and hand_after(position, a) == 0]
+    going_out: list[Action] = [a for a in legal if isinstance(a, (Meld, Discard)) and hand_after(position, a) == 0]
     if going_out:
         return going_out
-    takes = [a for a in legal if isinstance(a, TakePile)]
+    all_but_one: list[Action] = [a for a in legal if isinstance(a, Meld) and hand_after(position, a) == 1]
+    if all_but_one:  # melding all but the card to discard: going out next (concealed, when first)
+        return all_but_one
+    takes: list[Action] = [a for a in legal if isinstance(a, TakePile)]
     if takes:
         return takes
-    near_minimum = [a for a in legal if isinstance(a, Meld) and any(len(g.cards) == min_cards for g in a.melds)]
+    near_minimum: list[Action] = [a for a in legal if isinstance(a, Meld) and any(len(g.cards) == min_cards for g in a.melds)]
     if near_minimum:
         return near_minimum
     return [a for a in legal if isinstance(a, Decline)]
@@ -419,6 +437,8 @@ def near_miss_candidates(position: Position, legal: Sequence[Action], rules: Var
         by_rank.setdefault(c.rank, []).append(c)
     for rank, cards in by_rank.items():
         out.append(Meld((MeldGroup(sort_cards(cards[:2])),)))  # one card short of a new meld
+        if len(cards) >= rules.meld_min_cards:
+            out.append(Meld((MeldGroup(sort_cards(cards)),)))  # every natural of the rank (a canasta below the minimum)
         if wilds:
             out.append(Meld((MeldGroup(sort_cards([cards[0], *wilds[: rules.meld_max_wilds + 1]])),)))
     if wilds:
@@ -463,6 +483,8 @@ def near_misses(oracle: Engine, position: Position, legal: Sequence[Action], rul
     """Up to ``count`` distinct near-miss actions that the oracle rejects as illegal."""
     candidates = list(dict.fromkeys(near_miss_candidates(position, legal, rules, rng)))
     rng.shuffle(candidates)
+    if not position.stock and position.phase == "draw":  # the end of the stock: declining is the near miss that matters
+        candidates.sort(key=lambda a: not isinstance(a, Decline))
     chosen: list[Action] = []
     for action in candidates:
         if len(chosen) >= count:
@@ -558,8 +580,8 @@ class Fuzzer:
         deck = self._deck(rng)
         if rng.random() < self.settings.odd_upcard:  # a red three, wild card or black three turned up
             upcard = players * self.rules.deal_hand_size
-            special = {*self.rules.cards_wild_ranks, "3"}
-            odd = [i for i, c in enumerate(deck) if c.rank in special and i != upcard]
+            kind = rng.choice(("red three", "wild", "black three"))  # each as often: red threes are few
+            odd = [i for i, c in enumerate(deck) if i != upcard and _card_kind(c, self.rules) == kind]
             if upcard < len(deck) and odd:
                 swap = rng.choice(odd)
                 deck[upcard], deck[swap] = deck[swap], deck[upcard]
@@ -567,11 +589,87 @@ class Fuzzer:
             self.settings.variant, dict(self.settings.options), rng.randrange(players), tuple(deck), scores,
             self._first_player(rng),
         )
+        if rng.random() < self.settings.arranged:
+            return self._arranged(rng, setup)
         if rng.random() < self.settings.short_stock:  # the end of the stock comes soon
             self.oracle.deal(setup)  # type: ignore[attr-defined]
             dealt = self.oracle.observe()
             return replace(dealt, stock=dealt.stock[: rng.randrange(0, 8)])
         return setup
+
+    def _arranged(self, rng: random.Random, setup: DealSetup) -> Start:
+        """The dealt position, rearranged so that rules random play seldom reaches come up at once
+        (the cards stay the deck's: they only move between the stock, the hands, the melds and the
+        pile). Most sides have melded one to three ranks (adding to melds, the frozen pile of a
+        melded side), and one theme is chosen: the player to move holds seven naturals of a low
+        rank and three of another (a concealed going out, a canasta that does not count toward the
+        minimum); a red three lies under the pile (the pile frozen by a red three upcard); the
+        stock is exhausted with a top card that fits a meld of the side (the forced take); or the
+        stock is short. Falls back to the deal when the result is
+        not a valid position."""
+        self.oracle.deal(setup)  # type: ignore[attr-defined]
+        dealt = self.oracle.observe()
+        if dealt.sitting_out or dealt.talons:
+            return setup
+        rules = self.rules
+        stock = list(dealt.stock)
+        hands = [list(h) for h in dealt.hands]
+        melds = [list(side) for side in dealt.melds]
+        pile = list(dealt.pile)
+        ranks = [r for r in _NATURAL_RANKS]
+        mover = dealt.turn
+
+        def gather(rank: str, n: int, spare: int | None = None) -> list[Card]:
+            """Up to ``n`` naturals of ``rank`` from the stock, then from hands other than the
+            mover's (never emptying one)."""
+            out: list[Card] = []
+            for place in [stock, *(h for i, h in enumerate(hands) if i not in (mover, spare))]:
+                for c in [c for c in place if c.rank == rank]:
+                    if len(out) < n and (place is stock or len(place) > 1):
+                        place.remove(c)
+                        out.append(c)
+            return out
+
+        theme = rng.choice(("concealed", "red three", "stock end", "short stock"))
+        if theme == "concealed":  # the player to move can go out concealed, or lay a long low meld
+            stock.extend(hands[mover])
+            hands[mover] = []
+            low, other = rng.choice(ranks[:4]), rng.choice(ranks[4:])
+            hand = gather(low, rules.canasta_min_cards) + gather(other, rules.meld_min_cards)
+            if len(hand) < 2:
+                return setup
+            hands[mover] = hand
+        for side, seats in enumerate(melds):
+            if rng.random() < 0.7 or (side == mover % rules.sides and theme in ("red three", "stock end")):
+                held = {c.rank for c in hands[mover]} if side == mover % rules.sides else set()
+                for rank in rng.sample([r for r in ranks if r not in held], rng.randint(1, 3)):
+                    cards = gather(rank, rng.randint(rules.meld_min_cards, rules.canasta_min_cards - 1))
+                    if len(cards) >= rules.meld_min_cards and len(cards) >= rules.meld_min_naturals:
+                        seats.append(tuple(cards))
+                    else:
+                        stock.extend(cards)
+        if theme == "red three":  # a red three turned up as the upcard, now under the pile
+            threes = [c for c in stock if c.is_red_three]
+            if threes:
+                stock.remove(threes[0])
+                pile.insert(0, threes[0])
+        rng.shuffle(stock)
+        side_ranks = [meld[0].rank for meld in melds[mover % rules.sides]]
+        if theme == "stock end":  # the stock is exhausted, and the top card fits a meld of the side
+            fits = [c for c in stock if c.rank in side_ranks]
+            if fits:
+                stock.remove(fits[0])
+                pile.append(fits[0])
+            stock = []
+        elif theme == "short stock":
+            stock = stock[: rng.randrange(0, 6)]
+        arranged = replace(
+            dealt, hands=tuple(sort_cards(h) for h in hands), melds=tuple(tuple(side) for side in melds),
+            pile=tuple(pile), stock=tuple(stock),
+        )
+        if any(not h for h in arranged.hands) or setup_problems(arranged, self.spec):
+            return setup
+        return arranged
 
     def _play_hand(self, rng: random.Random, start: Start, game: int) -> Finding | None:
         oracle, mirror, settings = self.oracle, self.mirror, self.settings
