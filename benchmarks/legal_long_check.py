@@ -2,8 +2,8 @@
 
     python benchmarks/legal_long_check.py [--positions 100000] [--seed 0]
 
-Random walks over every supported variant (a fresh deal per hand, then uniformly random listed
-actions, "yes" answered more often): at every position the list must not be empty while the hand
+Random walks over every supported variant (a fresh deal per hand, then random listed actions,
+"yes" answered more often, half the time the melding self-play player's choice): at every position the list must not be empty while the hand
 is live, every listed action must be accepted by apply, and every action accepted among the
 candidates of tests/test_legal_actions.py (random melds and takes, near misses of listed ones)
 must be listed up to the equivalence documented in canasta_reference/movegen.py.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_legal_actions import SUPPORTED, check_position, walk  # noqa: E402
+from test_legal_actions import SUPPORTED, check_position, choose, walk  # noqa: E402
 
 
 def main() -> None:
@@ -39,8 +39,7 @@ def main() -> None:
             positions += 1
             if positions % 5000 == 0:
                 print(f"... {positions} positions, {accepted} accepted candidates, {time.time() - started:.0f} s", file=sys.stderr, flush=True)
-            listed = engine.legal_actions()
-            assert engine.apply(rng.choice(listed)).accepted
+            assert engine.apply(choose(engine, rng)).accepted
         hands += 1
         seed += 1
     print(

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from canasta_conformance.cards import Card, sort_cards
-from canasta_conformance.model import Action, Meld, MeldGroup, Position, TakePile, meld_rank
+from canasta_conformance.cards import _RANK_ORDER, Card, sort_cards
+from canasta_conformance.model import WILD_MELD, Action, Meld, MeldGroup, Position, TakePile, meld_rank
 from canasta_reference.engine import ReferenceEngine
+
+ORDER = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
 
 
 def _class(card: Card) -> tuple[str, bool]:
@@ -33,14 +35,17 @@ def _rank_of(group: MeldGroup, wild: frozenset[str]) -> str | None:
     return naturals.pop() if len(naturals) == 1 else group.rank
 
 
-def parts(groups: tuple[MeldGroup, ...], wild: frozenset[str], first_rank: str | None = None) -> dict[str, list[Card]] | None:
-    """The cards laid on each rank, or None when a group has no single rank."""
+def parts(groups: tuple[MeldGroup, ...], wild: frozenset[str], wild_meld: bool = False) -> dict[str, list[Card]] | None:
+    """The cards laid on each rank (``wild_meld``: a group of wild cards naming no rank, or rank
+    ``wild``, is the wild-card meld), or None when a group has no single rank."""
     out: dict[str, list[Card]] = {}
     for group in groups:
         naturals = {c.rank for c in group.cards if c.rank not in wild}
         if len(naturals) > 1:
             return None
         rank = naturals.pop() if naturals else group.rank
+        if wild_meld and not naturals and rank in (None, WILD_MELD):
+            rank = WILD_MELD
         if rank is None:
             return None
         out.setdefault(rank, []).extend(group.cards)
@@ -48,21 +53,19 @@ def parts(groups: tuple[MeldGroup, ...], wild: frozenset[str], first_rank: str |
 
 
 def _groups(by_rank: dict[str, list[Card]], hand: list[Card], wild: frozenset[str]) -> tuple[MeldGroup, ...]:
-    from canasta_conformance.cards import _RANK_ORDER
-
     groups = []
-    for rank in sorted(by_rank, key=lambda r: _RANK_ORDER[r]):
+    for rank in sorted(by_rank, key=lambda r: ORDER[r]):
         cards = sort_cards(by_rank[rank])
         has_natural = any(c.rank not in wild for c in cards)
-        groups.append(MeldGroup(cards, None if has_natural else rank))
+        groups.append(MeldGroup(cards, None if has_natural or rank == WILD_MELD else rank))
     return tuple(groups)
 
 
-def canonical(action: Action, position: Position, wild: frozenset[str]) -> Action | None:
+def canonical(action: Action, position: Position, wild: frozenset[str], wild_meld: bool = False) -> Action | None:
     """The listed representative of ``action`` (None when it has no single-rank layout)."""
     hand = list(sort_cards(position.hands[position.turn]))
     if isinstance(action, Meld):
-        by_rank = parts(action.melds, wild)
+        by_rank = parts(action.melds, wild, wild_meld)
         if by_rank is None:
             return None
         laid = _canonical_cards([c for cs in by_rank.values() for c in cs], hand)
@@ -71,7 +74,7 @@ def canonical(action: Action, position: Position, wild: frozenset[str]) -> Actio
         top = position.pile[-1] if position.pile else None
         if top is None:
             return action
-        by_rank = parts(action.melds, wild)
+        by_rank = parts(action.melds, wild, wild_meld)
         if by_rank is None:
             return None
         by_rank.setdefault(top.rank, [])
@@ -85,12 +88,11 @@ def canonical(action: Action, position: Position, wild: frozenset[str]) -> Actio
 
 def _redistribute(by_rank: dict[str, list[Card]], laid: list[Card], wild: frozenset[str], first: str | None = None) -> dict[str, list[Card]]:
     """Give each rank the canonical cards of the same classes it had: the wild cards of a kind go
-    in canonical order to the take's top-card group first, then to the groups in rank order."""
-    from canasta_conformance.cards import _RANK_ORDER
-
+    in canonical order to the take's top-card group first, then to the groups in rank order (the
+    wild-card meld last)."""
     pool = list(laid)
     out: dict[str, list[Card]] = {}
-    for rank in sorted(by_rank, key=lambda r: (r != first, _RANK_ORDER[r])):
+    for rank in sorted(by_rank, key=lambda r: (r != first, ORDER[r])):
         cards = by_rank[rank]
         mine = []
         for card in sorted(cards, key=lambda c: (c.rank, c.is_red_three)):
@@ -107,7 +109,7 @@ def _classes(group: MeldGroup) -> Counter[tuple[str, bool]]:
 
 
 def _by_rank(groups: tuple[MeldGroup, ...], wild: frozenset[str]) -> dict[str, MeldGroup]:
-    return {meld_rank(g.cards, wild) or g.rank or "": g for g in groups}
+    return {meld_rank(g.cards, wild) or g.rank or WILD_MELD: g for g in groups}
 
 
 def covered(position: Position, action: Action, spec, depth: int = 0) -> bool:  # type: ignore[no-untyped-def]
@@ -116,9 +118,10 @@ def covered(position: Position, action: Action, spec, depth: int = 0) -> bool:  
     laid next in the same turn, is accepted and covered in turn."""
     probe = ReferenceEngine(spec)
     probe.load(position)
-    wild = probe.state.rules.cards_wild_ranks  # type: ignore[union-attr]
+    rules = probe.state.rules  # type: ignore[union-attr]
+    wild, wild_meld = rules.cards_wild_ranks, rules.meld_wild_only_melds
     listed = probe.legal_actions()
-    canon = canonical(action, position, wild)
+    canon = canonical(action, position, wild, wild_meld)
     if canon is None or canon in listed:
         return canon is not None
     if not isinstance(canon, (Meld, TakePile)) or depth > 8:
@@ -137,7 +140,7 @@ def covered(position: Position, action: Action, spec, depth: int = 0) -> bool:  
             return False
         after = probe.observe()
         rest = Meld(tuple(g for r, g in mine.items() if r not in first_parts))
-        remainder = canonical(rest, after, wild)
+        remainder = canonical(rest, after, wild, wild_meld)
         if remainder is not None and probe.apply(remainder).accepted and covered(after, remainder, spec, depth + 1):
             return True
     return False

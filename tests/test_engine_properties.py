@@ -16,7 +16,7 @@ from canasta_conformance.model import Position, meld_rank
 from canasta_conformance.records import GameRecord, replay
 from canasta_conformance.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
-from canasta_reference.selfplay import RandomPlayer, play_game
+from canasta_reference.selfplay import MeldingPlayer, RandomPlayer, play_game
 from strategies import actions
 
 SPEC = load_spec()
@@ -114,11 +114,14 @@ SELFPLAY_HANDS = int(os.environ.get("CANASTA_SELFPLAY_HANDS", "15"))
 
 @pytest.mark.parametrize("variant", SUPPORTED)
 def test_every_supported_variant_plays_whole_hands_that_conserve_cards(variant):
+    """Both self-play players (the cheap random one, and the melding one that picks from
+    legal_actions() and goes out), hand by hand in turn, in every variant the engine plays."""
     params = SPEC.variant_parameters(variant)
     engine = ReferenceEngine(SPEC)
     rng = random.Random(variant)
-    player = RandomPlayer(rng)
+    players = (RandomPlayer(rng), MeldingPlayer(rng))
     for number in range(SELFPLAY_HANDS):
+        player = players[number % 2]
         deck = full_deck(params["deck.packs"], params["deck.jokers"])
         rng.shuffle(deck)
         engine.deal(DealSetup(variant, {}, number % params["players"], tuple(deck), first_player=number % params["players"] if params["deal.first_player"] == "random" else None))
@@ -134,13 +137,15 @@ def test_every_supported_variant_plays_whole_hands_that_conserve_cards(variant):
         assert all(s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand + s.special_hand + s.penalties for s in sheet.sides)
 
 
-def _random_position(seed: int, steps: int) -> ReferenceEngine:
+def _random_position(seed: int, steps: int, variant: str = "classic") -> ReferenceEngine:
     engine = ReferenceEngine(SPEC)
     rng = random.Random(seed)
-    deck = full_deck()
+    params = SPEC.variant_parameters(variant)
+    deck = full_deck(params["deck.packs"], params["deck.jokers"])
     rng.shuffle(deck)
-    engine.deal(DealSetup("classic", {}, seed % 4, tuple(deck)))
-    player = RandomPlayer(rng)
+    first = seed % params["players"] if params["deal.first_player"] == "random" else None
+    engine.deal(DealSetup(variant, {}, seed % params["players"], tuple(deck), first_player=first))
+    player = MeldingPlayer(rng) if seed % 2 else RandomPlayer(rng)
     for _ in range(steps):
         if engine.state.phase == "over":
             break
@@ -165,9 +170,9 @@ def test_rejected_actions_leave_the_position_unchanged(seed, steps, attempts):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), steps=st.integers(0, 150))
-def test_every_enumerated_action_is_accepted(seed, steps):
-    engine = _random_position(seed, steps)
+@given(seed=st.integers(0, 10**6), steps=st.integers(0, 150), variant=st.sampled_from(ReferenceEngine(SPEC).capabilities().variants))
+def test_every_enumerated_action_is_accepted(seed, steps, variant):
+    engine = _random_position(seed, steps, variant)
     position = engine.observe()
     listed = engine.legal_actions()
     if position.phase != "over":

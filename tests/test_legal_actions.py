@@ -5,6 +5,7 @@ hand is live, in every supported variant. The positions are reached by random wa
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,24 +13,22 @@ from hypothesis import strategies as st
 from canasta_conformance.cards import Card, full_deck, sort_cards
 from canasta_conformance.engine import DealSetup
 from canasta_conformance.model import (
-    Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, Position, TakePile,
+    SPECIAL_HAND_KINDS, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, Position, SpecialHand,
+    TakePile,
 )
 from canasta_conformance.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
+from canasta_reference.selfplay import MeldingPlayer
 from legal_equivalence import covered
 
 SPEC = load_spec()
-# The move generator's variants (Modern American's wild-card melds and special hands are still
-# listed by the bounded canasta_reference.legal, which these exact-list properties do not hold for).
-SUPPORTED = tuple(
-    v for v in ReferenceEngine(SPEC).capabilities().variants
-    if not (SPEC.variant_rules(v, {}).meld_wild_only_melds or SPEC.variant_rules(v, {}).special_hands_enabled)
-)
+SUPPORTED = ReferenceEngine(SPEC).capabilities().variants  # every variant the engine plays, Modern American included
 
 
 def walk(variant: str, seed: int, steps: int) -> ReferenceEngine:
-    """A reachable position: a fresh deal, then uniformly random listed actions (the question
-    "may I go out?" is answered yes more often, to reach the positions it binds)."""
+    """A reachable position: a fresh deal, then random listed actions (the question "may I go
+    out?" is answered yes more often, to reach the positions it binds; half the time the melding
+    self-play player chooses, to reach the positions with canastas and going out)."""
     engine = ReferenceEngine(SPEC)
     rules = engine.rules_for(variant, {})
     rng = random.Random(seed)
@@ -40,19 +39,28 @@ def walk(variant: str, seed: int, steps: int) -> ReferenceEngine:
     for _ in range(steps):
         if engine.state is None or engine.state.phase == "over":
             break
-        listed = engine.legal_actions()
-        action = Answer(True) if Answer(True) in listed and rng.random() < 0.8 else rng.choice(listed)
-        assert engine.apply(action).accepted
+        assert engine.apply(choose(engine, rng)).accepted
     return engine
 
 
+def choose(engine: ReferenceEngine, rng: random.Random) -> Action:
+    listed = engine.legal_actions()
+    if Answer(True) in listed and rng.random() < 0.8:
+        return Answer(True)
+    return MeldingPlayer(rng).choose(engine) if rng.random() < 0.5 else rng.choice(listed)
+
+
 def candidates(position: Position, listed: list[Action], rng: random.Random, wild: frozenset[str], count: int = 60) -> list[Action]:
-    """Actions to try: every simple action, random melds and takes of the hand's cards, and near
-    misses of the listed melds and takes (a card more, a card less, a card swapped, a group split)."""
+    """Actions to try: every simple action, every special hand with every discard, random melds
+    and takes of the hand's cards, and near misses of the listed melds and takes (a card more, a
+    card less, a card swapped, a group split, a group of the hand more, a group less)."""
     hand = list(sort_cards(position.hands[position.turn]))
-    side_ranks = sorted({c.rank for meld in position.melds[position.turn % position.sides] for c in meld if c.rank not in wild})
-    out: list[Action] = [Draw(), Decline(), Ask(), Answer(True), Answer(False), TakePile(())]
+    side_ranks: list[str | None] = sorted({c.rank for meld in position.melds[position.turn % position.sides] for c in meld if c.rank not in wild})
+    if SPEC.variant_rules(position.variant, dict(position.options)).meld_wild_only_melds:
+        side_ranks.append(None)  # a group of wild cards naming no rank: the wild-card meld
+    out: list[Action] = [Draw(), Decline(), Ask(), Answer(True), Answer(False), TakePile(()), EndTurn()]
     out += [Discard(c) for c in set(hand)]
+    out += [SpecialHand(kind, c) for kind in SPECIAL_HAND_KINDS for c in set(hand)]
 
     def sample(n: int) -> list[Card]:
         return rng.sample(hand, min(n, len(hand)))
@@ -87,7 +95,20 @@ def candidates(position: Position, listed: list[Action], rng: random.Random, wil
             cards = [*action.cards, *(c for g in action.melds for c in g.cards)]
         else:
             continue
-        change = rng.choice(("add", "drop", "swap", "split"))
+        change = rng.choice(("add", "drop", "swap", "split", "group", "ungroup"))
+        if isinstance(action, Meld) and change in ("group", "ungroup"):
+            if change == "ungroup" and len(action.melds) > 1:
+                out.append(Meld(tuple(g for i, g in enumerate(action.melds) if i != rng.randrange(len(action.melds)))))
+                continue
+            unused = list((Counter(hand) - Counter(cards)).elements())
+            by_rank: dict[str, list[Card]] = {}
+            for c in unused:
+                by_rank.setdefault("*" if c.rank in wild else c.rank, []).append(c)
+            if by_rank:
+                rank = rng.choice(sorted(by_rank))
+                extra = by_rank[rank] + (by_rank.get("*", [])[: rng.randint(0, 2)] if rank != "*" else [])
+                out.append(Meld((*action.melds, MeldGroup(sort_cards(extra)))))
+            continue
         if change in ("add", "swap") and hand:
             cards = cards + [rng.choice(hand)]
         if change in ("drop", "swap") and cards:
@@ -147,8 +168,7 @@ def test_every_supported_variant_is_walked_to_its_end_with_exact_lists():
         steps = 0
         while engine.state is not None and engine.state.phase != "over" and steps < 200:
             accepted += check_position(engine, rng)
-            listed = engine.legal_actions()
-            assert engine.apply(rng.choice(listed)).accepted
+            assert engine.apply(choose(engine, rng)).accepted
             steps += 1
     assert accepted > 100
 

@@ -11,10 +11,11 @@ import pytest
 
 from canasta_conformance.cards import cards, full_deck
 from canasta_conformance.engine import DealSetup
+from canasta_conformance.model import Discard
 from canasta_conformance.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.errors import Illegal
-from canasta_reference.selfplay import RandomPlayer
+from canasta_reference.selfplay import MeldingPlayer, RandomPlayer, play_game
 from canasta_reference.special_hands import check_special_hand
 
 SPEC = load_spec()
@@ -103,3 +104,44 @@ def test_special_hand_shapes_refused(kind, hand):
     with pytest.raises(Illegal) as refused:
         check_special_hand(kind, list(cards(hand)), RULES)
     assert refused.value.rule == "modern.special-hand.shape"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_melding_self_play_player_conserves_cards_and_only_plays_listed_actions(seed):
+    """Self-play of Modern American with the player of `canasta play`: every action it applies is
+    one legal_actions() listed, every card stays in play (talons included), and melds keep their
+    limits (seven cards, two wild cards, no wild card in sevens)."""
+    engine = ReferenceEngine(SPEC)
+    rng = random.Random(seed)
+    player = MeldingPlayer(rng)
+    deck = full_deck()
+    rng.shuffle(deck)
+    engine.deal(DealSetup(VARIANT, {}, seed % 4, tuple(deck)))
+    held = Counter(engine.observe().all_cards())
+    while engine.state is not None and engine.state.phase != "over":
+        action = player.choose(engine)
+        assert action in engine.legal_actions()
+        assert engine.apply(action).accepted
+        position = engine.observe()
+        assert Counter(position.all_cards()) == held
+        for side in position.melds:
+            for meld in side:
+                wild = [c for c in meld if RULES.is_wild(c)]
+                assert len(meld) <= RULES.meld_max_cards
+                assert len(wild) == len(meld) or len(wild) <= RULES.meld_max_wilds
+                assert not (wild and any(c.rank == "7" for c in meld))
+
+
+def test_self_play_plays_modern_hands_that_end_by_going_out():
+    """`canasta play --variant modern-american` plays real Modern: some hands end by a player going
+    out (two canastas and a final discard), not only by the end of the stock."""
+    record = play_game(1, VARIANT, max_hands=20)
+    endings = [hand.final.ended for hand in record.hands if hand.final is not None and hand.final.ended is not None]
+    went_out = [e for e in endings if e.reason == "went_out"]
+    assert went_out, [e.reason for e in endings]
+    for hand in record.hands:
+        if hand.final is not None and hand.final.ended is not None and hand.final.ended.reason == "went_out" and not hand.final.ended.special_hand:
+            side = hand.final.ended.seat % 2
+            canastas = [m for m in hand.final.melds[side] if len(m) >= RULES.canasta_min_cards]
+            assert len(canastas) >= RULES.going_out_canastas_required
+            assert isinstance(hand.actions[-1], Discard)  # modern.out.discard-required

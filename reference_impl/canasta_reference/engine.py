@@ -26,7 +26,6 @@ from .going_out import can_go_out
 from .melds import MeldPlan, check_in_hand, count, plan_melds, remove_from_hand
 from .movegen import Facts, take_actions
 from .movegen import legal_actions as list_legal_actions
-from .legal import legal_actions as modern_legal_actions
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
 from .scoring import score_hand
 from .setup import deal_hand, expose_red_threes
@@ -105,12 +104,7 @@ class ReferenceEngine:
         return score_hand(state)
 
     def legal_actions(self) -> list[Action]:
-        """Every legal action, up to the equivalence documented in :mod:`canasta_reference.movegen`
-        (Modern American's wild-card melds and special hands: still the bounded list of
-        :mod:`canasta_reference.legal`, until the move generator covers them)."""
-        rules = self.state.rules if self.state is not None else None
-        if rules is not None and (rules.meld_wild_only_melds or rules.special_hands_enabled):
-            return modern_legal_actions(self)
+        """Every legal action, up to the equivalence documented in :mod:`canasta_reference.movegen`."""
         return list_legal_actions(self)
 
     def apply(self, action: Action) -> Outcome:

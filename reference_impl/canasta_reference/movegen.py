@@ -15,7 +15,8 @@ hand is live, lists no illegal action, and lists every legal action up to:
    twos) in canonical order; a discard is listed for every distinct card of the hand.
 2. *Layout*: the cards an action lays on one rank form one group (groups of a rank merge anyway,
    ``meld.one-per-rank``), in canonical card order; the groups of an action come in canonical
-   rank order; a group with no natural card names its rank.
+   rank order; a group with no natural card names its rank, except the side's wild-card meld
+   (Modern American), which names none and comes last.
 3. *Steps of one turn*: a meld (or a take that makes the initial meld) laying several ranks at
    once is listed when no listed action can do part of it first. Otherwise it is the same as a
    listed action followed, in the same turn, by meld actions for the remaining ranks, which are
@@ -29,22 +30,35 @@ hand is live, lists no illegal action, and lists every legal action up to:
      that no listed action can begin (for a side with melds: no single group of it is legal on
      its own; for a side without: leaving out one group, or the black threes, falls short of the
      minimum);
-   * a take by a side that has melded: every legal one (only the top card's group is allowed).
+   * a take by a side that has melded: every legal one (only the top card's group is allowed);
+   * the initial meld where it differs from later melds (Modern American: wild cards in aces and
+     in melds of fewer than five naturals only there, a natural meld required, the wild-card
+     meld): every legal one none of whose groups could be laid later in the same turn with the
+     same effect, i.e. every group is needed (without it the rest is no legal initial meld: the
+     count, the natural meld, black threes only going out) or holds wild cards no later meld
+     could take (aces, or fewer than five naturals);
+   * the wild-card meld of a side that has melded: every legal one (started or added to, any
+     number of wild cards by kind).
 
-Everything else (draw, decline, ask, answer, discard) is listed exactly.
+Everything else (draw, decline, ask, answer, discard, end of turn, special hands: one per kind
+and distinct discard) is listed exactly.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from itertools import product
 from typing import TYPE_CHECKING
 
 from canasta_conformance.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
-from canasta_conformance.model import Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, TakePile
+from canasta_conformance.model import (
+    WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, SpecialHand, TakePile,
+)
 
 from .going_out import can_go_out
 from .pile import is_frozen_for, one_card_rule_applies
+from .special_hands import is_special_hand, special_hand_size
 from .state import HandState
 
 if TYPE_CHECKING:
@@ -53,9 +67,11 @@ if TYPE_CHECKING:
 ASK = Ask()
 DRAW = Draw()
 DECLINE = Decline()
+END_TURN = EndTurn()
 ANSWERS: tuple[Answer, Answer] = (Answer(True), Answer(False))
 _KEY: dict[Card, tuple[int, int]] = {card(token): sort_key(card(token)) for token in TOKENS}
 _DISCARDS: dict[Card, Discard] = {c: Discard(c) for c in _KEY}  # actions are immutable values: share them
+_ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
 
 WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
 
@@ -139,6 +155,22 @@ class Facts:
         self._by_count: dict[int, list[list[tuple[WildVector, int, tuple[Card, ...]]]]] = {}
         self._meld_wilds: dict[str, int] | None = None
         self._canastas: int | None = None
+        # Modern American (each fact is empty or false where the variant lacks the rule)
+        size = rules.canasta_min_cards
+        self.max_cards = rules.meld_max_cards if rules.meld_max_cards is not None else sys.maxsize
+        self.closed: frozenset[str] = frozenset(
+            rank for melds in state.melds for rank, cards in melds.items() if len(cards) >= size
+        ) if rules.meld_closed_rank_after_canasta else frozenset()
+        wild_meld = self.melds.get(WILD_MELD)
+        self.wild_meld_size = len(wild_meld) if wild_meld is not None else 0
+        self.wild_meld_open = wild_meld is not None and len(wild_meld) < size  # modern.wild-meld.blocks-wilds
+        self.talon_after = bool(state.talons) and not state.turn_card_drawn() and (state.talon_owed() or not self.melded)
+        # the initial meld differs from later melds (modern.aces.wilds-initial-only, modern.meld.wild-after-five,
+        # modern.initial.natural-meld, the wild-card meld): such an initial meld is generated as a whole
+        self.initial_apart = not self.melded and (
+            rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None
+            or rules.initial_meld_natural_meld_required or rules.meld_wild_only_melds
+        )
 
     @property
     def meld_wilds(self) -> dict[str, int]:
@@ -204,8 +236,9 @@ class Facts:
         """The groups of an action in canonical rank order, each with its own wild cards."""
         used = list(offsets) if offsets else [0] * len(self.wild_kinds)
         out = []
-        for part in sorted(parts, key=lambda p: _RANK_ORDER[p.rank]):
-            out.append(MeldGroup(self.cards(part.rank, part.k, part.wilds, used), part.rank if part.k == 0 and not part.top else None))
+        for part in sorted(parts, key=lambda p: _ORDER[p.rank]):
+            tag = part.rank if part.k == 0 and not part.top and part.rank != WILD_MELD else None
+            out.append(MeldGroup(self.cards(part.rank, part.k, part.wilds, used), tag))
             used = [u + n for u, n in zip(used, part.wilds)]
         return tuple(out)
 
@@ -218,13 +251,24 @@ def may_ask(state: HandState) -> bool:
     return not (state.phase == "play" and (state.melded_ranks or state.took_pile))
 
 
-def group_is_legal(f: Facts, rank: str, naturals: int, wilds: int) -> bool:
+def group_is_legal(f: Facts, rank: str, naturals: int, wilds: int, initial: bool = False) -> bool:
     """meld.min-cards, meld.min-naturals, meld.max-wilds, meld.wild-ratio (a new meld);
-    meld.merge-wild-limit (an addition); black3.meld.no-wild."""
+    meld.merge-wild-limit (an addition); black3.meld.no-wild; and Modern American's
+    modern.meld.max-seven, modern.meld.closed-rank, modern.sevens.no-wilds,
+    modern.aces.wilds-initial-only, modern.meld.wild-after-five and modern.wild-meld.blocks-wilds
+    (the side's wild-card meld open before the action and after it). ``initial``: the action makes
+    the side's initial meld."""
     rules = f.rules
+    existing = f.melds.get(rank)
+    size = len(existing) if existing is not None else 0
+    if rank == WILD_MELD:  # modern.wild-meld.allowed: wild cards only, three to seven
+        return not naturals and wilds > 0 and rules.meld_min_cards <= size + wilds <= f.max_cards
     if wilds and rank == "3":
         return False
-    existing = f.melds.get(rank)
+    if size + naturals + wilds > f.max_cards or rank in f.closed:
+        return False
+    if wilds and not modern_wilds_allowed(f, rank, size - (f.meld_wilds[rank] if existing is not None else 0) + naturals, initial):
+        return False
     if existing is None:
         if naturals < rules.meld_min_naturals or naturals + wilds < rules.meld_min_cards or wilds > rules.meld_max_wilds:
             return False
@@ -235,6 +279,23 @@ def group_is_legal(f: Facts, rank: str, naturals: int, wilds: int) -> bool:
     if total > rules.meld_max_wilds:
         return False
     return not (rules.meld_wilds_not_more_than_naturals and 2 * total > len(existing) + naturals + wilds)
+
+
+def modern_wilds_allowed(f: Facts, rank: str, naturals_after: int, initial: bool) -> bool:
+    """Whether wild cards may join the meld of ``rank`` (``naturals_after`` naturals with this
+    action's): modern.wild-meld.blocks-wilds, modern.sevens.no-wilds, modern.aces.wilds-initial-only,
+    modern.meld.wild-after-five."""
+    rules = f.rules
+    if f.wild_meld_open and rules.meld_wild_meld_blocks_wilds:
+        return False
+    if rules.meld_sevens_no_wilds and rank == "7":
+        return False
+    if initial:
+        return True
+    if rules.meld_aces_wilds_only_in_initial_meld and rank == "A":
+        return False
+    need = rules.meld_wild_add_min_naturals
+    return need is None or naturals_after >= need
 
 
 def completes_canasta(f: Facts, rank: str, added: int) -> bool:
@@ -257,33 +318,68 @@ def concealed_exception(f: Facts, cards_left: int, canastas_after: int, new_cana
     return canastas_after >= max(1, f.rules.going_out_canastas_required)
 
 
-def cards_left_allowed(f: Facts, cards_left: int, canastas_after: int, black_threes: bool, going_out_now: bool) -> bool:
+def cards_left_allowed(
+    f: Facts, cards_left: int, canastas_after: int, black_threes: bool, going_out_now: bool, wild_meld_open_after: bool = False,
+) -> bool:
     """black3.meld.going-out-only; out.ask.binding (after a "no"); turn.keep-a-card; and, for a
-    player melding every card, out.requires-canasta and turn.discard.required."""
+    player melding every card, out.requires-canasta and turn.discard.required; Modern American's
+    modern.talon.no-card-to-hold (a talon follows the discard) and modern.out.unfinished-wild-meld
+    (``wild_meld_open_after``: the side's wild-card meld is not a canasta after the action);
+    stock.last-card.red-three (no discard follows)."""
     rules = f.rules
     if cards_left > 1:
         return not (black_threes and rules.black_three_meld_only_going_out)
     if f.state.question == "no" or (going_out_now and rules.going_out_final_discard == "required"):
         return False
+    if f.state.last_card_red_three and not going_out_now:
+        return True
+    if not going_out_now and f.talon_after:
+        return True
+    if wild_meld_open_after and rules.going_out_unfinished_wild_meld_blocks:
+        return False
     return canastas_after >= rules.going_out_canastas_required
 
 
 def may_discard(f: Facts, going_out_possible: bool) -> bool:
-    """out.requires-canasta (the last card goes out); out.ask.binding (after a "yes" a player who
-    can go out must; after a "no" the player may not)."""
+    """out.requires-canasta and modern.out.unfinished-wild-meld (the last card goes out, unless a
+    talon follows: modern.talon.after-discard); out.ask.binding (after a "yes" a player who can go
+    out must; after a "no" the player may not); stock.last-card.red-three (no discard)."""
+    state = f.state
+    if state.last_card_red_three:
+        return False
     if f.hand_size == 1:
-        return f.canastas >= f.rules.going_out_canastas_required and f.state.question != "no"
-    return not (f.state.question == "yes" and going_out_possible)
+        if state.talon_owed():
+            return True
+        if f.wild_meld_open and f.rules.going_out_unfinished_wild_meld_blocks:
+            return False
+        return f.canastas >= f.rules.going_out_canastas_required and state.question != "no"
+    return not (state.question == "yes" and going_out_possible)
+
+
+def discard_allowed(f: Facts, c: Card) -> bool:
+    """red3.never-in-hand; modern.discard.empty-pile-aces-sevens: no ace or seven onto an empty
+    pile while the hand holds another natural card."""
+    if c.is_red_three:
+        return False
+    rules = f.rules
+    if not rules.discard_empty_pile_no_aces_sevens or f.state.pile or c.rank not in _ACES_SEVENS:
+        return True
+    return all(rank in _ACES_SEVENS or rank == "3" for rank in f.naturals)
+
+
+_ACES_SEVENS = ("A", "7")
 
 
 def pile_can_be_taken(state: HandState) -> bool:
     """pile.empty, pile.blocked.wild-top, pile.blocked.black3-top, pile.take.top-card-first (a red
-    three on top), pile.one-card-rule."""
+    three on top), pile.one-card-rule, modern.pile.after-initial-meld."""
     pile = state.pile
     if not pile:
         return False
     top = pile[-1]
     if top.rank in state.rules.cards_wild_ranks or top.rank == "3":
+        return False
+    if state.rules.initial_meld_from_hand_only and not state.has_melded(state.side):
         return False
     return not one_card_rule_applies(state)
 
@@ -326,17 +422,42 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
         out += takes
     else:
         f = Facts(state)
-        if may_discard(f, state.question == "yes" and can_go_out(state)):
-            out += [_DISCARDS[c] for c in sorted(state.hand, key=_KEY.__getitem__) if state.hand[c]]
+        if state.last_card_red_three:
+            out.append(END_TURN)  # stock.last-card.red-three: meld or not, then end the turn
+        elif may_discard(f, state.question == "yes" and can_go_out(state)):
+            out += [_DISCARDS[c] for c in sorted(state.hand, key=_KEY.__getitem__) if state.hand[c] and discard_allowed(f, c)]
         out += meld_actions(f)
+        out += special_hands(f)
     return out
 
 
 def meld_actions(f: Facts) -> Iterator[Meld]:
+    if f.initial_apart:
+        yield from (Meld(f.groups(parts)) for parts in modern_initial_melds(f))
+        return
     yield from one_rank_melds(f)
+    yield from wild_meld_melds(f)
     if not f.melded:
         yield from (Meld(f.groups(parts)) for parts in initial_meld_sets(f, ()))
     yield from (Meld(f.groups(parts)) for parts in all_but_one(f, None) if len(parts) > 1)
+
+
+def special_hands(f: Facts) -> Iterator[SpecialHand]:
+    """modern.special-hand.*: each special hand the hand makes without one of its cards, that card
+    being the discard, while the side has not melded."""
+    kinds = f.rules.special_hands
+    if not kinds or f.melded or f.hand_size != special_hand_size(f.rules) + 1:
+        return
+    state = f.state
+    for c in sorted(state.hand, key=_KEY.__getitem__):
+        if not state.hand[c]:
+            continue
+        rest = state.hand.copy()
+        rest[c] -= 1
+        cards = list(rest.elements())
+        for kind in kinds:
+            if is_special_hand(kind, cards, f.rules):
+                yield SpecialHand(kind, c)
 
 
 def one_rank_melds(f: Facts) -> Iterator[Meld]:
@@ -349,7 +470,9 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
     by_count = f.wilds_by_count(rules.meld_max_wilds)
     canastas = f.canastas
     best_wilds = max((value for _, _, value in f.wild_choices(rules.meld_max_wilds)), default=0)
-    for rank in [*f.naturals, *(r for r in melds if r not in f.naturals)]:
+    initial = not f.melded
+    open_after = f.wild_meld_open  # one group of a natural rank does not change the wild-card meld
+    for rank in [*f.naturals, *(r for r in melds if r not in f.naturals and r != WILD_MELD)]:
         cards = f.naturals.get(rank, ())
         value = f.natural_value(rank)
         if not f.melded and len(cards) * value + best_wilds < f.minimum and hand_size - len(cards) - sum(f.wild_avail) > 1:
@@ -358,16 +481,33 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
         for k in range(0 if rank in melds else rules.meld_min_naturals, len(cards) + 1):
             naturals = tuple(cards[:k])
             for n in counts:
-                if not by_count[n] or not group_is_legal(f, rank, k, n):
+                if not by_count[n] or not group_is_legal(f, rank, k, n, initial):
                     continue
                 left = hand_size - k - n
                 canasta = completes_canasta(f, rank, k + n)
-                if not cards_left_allowed(f, left, canastas + canasta, rank == "3", left == 0):
+                if not cards_left_allowed(f, left, canastas + canasta, rank == "3", left == 0, open_after):
                     continue
                 tag = rank if k == 0 else None
                 for _, wild_value, wilds in by_count[n]:
                     if reaches_minimum(f, k * value + wild_value) or concealed_exception(f, left, canastas + canasta, canasta):
                         yield Meld((MeldGroup(_in_order(f, wilds + naturals), tag),))
+
+
+def wild_meld_melds(f: Facts) -> Iterator[Meld]:
+    """modern.wild-meld.allowed: a side that has melded starts its wild-card meld (three wild cards
+    or more) or adds to it, up to the meld's size limit, with any wild cards by kind."""
+    if not f.rules.meld_wild_only_melds or not f.wild_avail:
+        return
+    size = f.wild_meld_size
+    by_count = f.wilds_by_count(min(f.max_cards - size, sum(f.wild_avail)))
+    for n in range(1, len(by_count)):
+        if not by_count[n] or not group_is_legal(f, WILD_MELD, 0, n):
+            continue
+        left = f.hand_size - n
+        canasta = completes_canasta(f, WILD_MELD, n)
+        if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0, size + n < f.rules.canasta_min_cards):
+            for _, _, wilds in by_count[n]:
+                yield Meld((MeldGroup(_in_order(f, wilds)),))
 
 
 def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
@@ -502,17 +642,18 @@ def _can_begin(f: Facts, parts: list[Part], first: list[Part], rest: int, top: P
     elif not reaches_minimum(f, counted) and not concealed_exception(
             f, left, canastas, any(m and p.rank not in f.melds for m, p in zip(made, first))):
         return False
-    return cards_left_allowed(f, left, canastas, any(p.rank == "3" for p in first), left == 0)
+    wild_meld = f.wild_meld_size + sum(p.cards for p in first if p.rank == WILD_MELD)
+    open_after = 0 < wild_meld < f.rules.canasta_min_cards
+    return cards_left_allowed(f, left, canastas, any(p.rank == "3" for p in first), left == 0, open_after)
 
 
 def _spread(f: Facts, targets: list[tuple[str, int]], avail: WildVector) -> Iterator[list[WildVector]]:
     """Every way to lay all ``avail`` wild cards over the targets (none on threes), at most the
-    wild-card limit on each."""
-    cap = f.rules.meld_max_wilds
-    caps = [0 if rank == "3" else cap for rank, _ in targets]
+    wild-card limit on each (the wild-card meld: up to its size limit)."""
+    caps = [_wild_cap(f, rank) for rank, _ in targets]
     if sum(avail) > sum(caps):
         return
-    choices = f.wild_choices(cap)
+    choices = {cap: f.wild_choices(cap) for cap in set(caps)}
 
     def place(i: int, left: WildVector) -> Iterator[list[WildVector]]:
         if i == len(targets):
@@ -521,7 +662,7 @@ def _spread(f: Facts, targets: list[tuple[str, int]], avail: WildVector) -> Iter
             return
         if sum(left) > sum(caps[i:]):
             return
-        for wilds, _, _ in choices if caps[i] else [(f.no_wilds, 0, 0)]:
+        for wilds, _, _ in choices[caps[i]]:
             if any(w > a for w, a in zip(wilds, left)):
                 continue
             rest = tuple(a - w for a, w in zip(left, wilds))
@@ -529,6 +670,144 @@ def _spread(f: Facts, targets: list[tuple[str, int]], avail: WildVector) -> Iter
                 yield [wilds, *tail]
 
     yield from place(0, avail)
+
+
+def _wild_cap(f: Facts, rank: str) -> int:
+    """How many wild cards one action may lay on ``rank`` at most (before the finer checks)."""
+    if rank == "3" or (rank == "7" and f.rules.meld_sevens_no_wilds):
+        return 0
+    if rank == WILD_MELD:
+        return min(f.max_cards - f.wild_meld_size, sum(f.wild_avail))
+    return f.rules.meld_max_wilds
+
+
+# --- Modern American's initial meld ------------------------------------------------------------------
+def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
+    """The initial melds of a side whose initial meld differs from its later melds (Modern
+    American). Every group of the action is one that could not be laid later in the same turn
+    with the same effect: dropping it makes the rest no legal initial meld (the count, the natural
+    meld, black threes only going out), or it holds wild cards a later meld could not take
+    (modern.aces.wilds-initial-only, modern.meld.wild-after-five). Each group is any legal new meld
+    (any number of naturals, any wild cards by kind), the wild-card meld included."""
+    rules = f.rules
+    options: list[list[Part]] = []
+    for rank, cards in f.naturals.items():
+        if rank == "3" and rules.black_three_meld_only_going_out:
+            continue  # black threes: only going out, see _initial_with_threes
+        parts = [
+            f.part(rank, k, choice) for k in range(rules.meld_min_naturals, len(cards) + 1)
+            for choice in f.wild_choices(rules.meld_max_wilds) if group_is_legal(f, rank, k, choice[1], True)
+        ]
+        if parts:
+            options.append(parts)
+    if rules.meld_wild_only_melds:
+        parts = [
+            Part(WILD_MELD, 0, v, n, value) for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail)))
+            if group_is_legal(f, WILD_MELD, 0, n)
+        ]
+        if parts:
+            options.append(parts)
+    best_value = [max(p.value for p in parts) for parts in options]
+    best_cards = [max(p.cards for p in parts) for parts in options]
+    reach_value = [sum(best_value[i:]) for i in range(len(options) + 1)]
+    reach_cards = [sum(best_cards[i:]) for i in range(len(options) + 1)]
+    avail = f.wild_avail
+
+    def extend(index: int, chosen: tuple[Part, ...], counted: int, laid: int, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
+        if counted + reach_value[index] < f.minimum and f.hand_size - laid - reach_cards[index] > 1:
+            return  # neither the minimum nor a concealed going out can be reached any more
+        for i in range(index, len(options)):
+            for part in options[i]:
+                spent = tuple(a + b for a, b in zip(wilds, part.wilds))
+                if any(s > a for s, a in zip(spent, avail)):
+                    continue
+                picked = (*chosen, part)
+                now = counted + part.value
+                if _some_group_to_spare(f, picked, now):
+                    continue  # so in every action containing these groups
+                if _initial_is_legal(f, picked) and not any(_deferrable(f, picked, g) for g in picked):
+                    yield picked
+                yield from extend(i + 1, picked, now, laid + part.cards, spent)
+
+    yield from extend(0, (), 0, 0, f.no_wilds)
+    yield from _initial_with_threes(f)
+
+
+def _some_group_to_spare(f: Facts, parts: tuple[Part, ...], counted: int) -> bool:
+    """A group that every legal initial meld containing these groups (they hold no black threes)
+    could lay later: the rest still counts the minimum, holds a natural meld, and the group is a
+    natural meld beside another one, the wild-card meld, or wild cards a later meld may take."""
+    naturals = [p for p in parts if not p.n_wilds and p.rank not in (WILD_MELD, "3")]
+    for p in parts:
+        if counted - p.value < f.minimum:
+            continue
+        if p.rank in (WILD_MELD, "3") or (p.n_wilds and _later(f, p)) or (not p.n_wilds and len(naturals) > 1):
+            return True
+    return False
+
+
+def _later(f: Facts, part: Part) -> bool:
+    """Whether a group of a natural rank could be laid after the side's initial meld as it is."""
+    return group_is_legal(f, part.rank, part.k, part.n_wilds, False)
+
+
+def _deferrable(f: Facts, parts: tuple[Part, ...], group: Part) -> bool:
+    """The initial meld ``parts`` is the same as ``parts`` without ``group`` followed by a meld of
+    ``group`` in the same turn: the rest is a legal initial meld and the group may follow it."""
+    rest = tuple(p for p in parts if p is not group)
+    if not rest or (group.n_wilds and group.rank != WILD_MELD and not _later(f, group)):
+        return False
+    return _initial_is_legal(f, rest)
+
+
+def _initial_is_legal(f: Facts, parts: tuple[Part, ...]) -> bool:
+    """The action laying ``parts`` (each a legal new meld) as the side's initial meld:
+    modern.wild-meld.blocks-wilds, initial.table (or initial.concealed-exception),
+    modern.initial.natural-meld, then the cards left (cards_left_allowed)."""
+    rules = f.rules
+    size = rules.canasta_min_cards
+    wild_meld = next((p for p in parts if p.rank == WILD_MELD), None)
+    wild_open = wild_meld is not None and wild_meld.cards < size
+    if wild_open and rules.meld_wild_meld_blocks_wilds and any(p.n_wilds and p is not wild_meld for p in parts):
+        return False
+    if rules.initial_meld_natural_meld_required and not any(
+        not p.n_wilds and p.rank not in (WILD_MELD, "3") and p.k >= rules.meld_min_cards for p in parts
+    ):
+        return False
+    left = f.hand_size - sum(p.cards for p in parts)
+    canastas = sum(1 for p in parts if p.cards >= size)
+    if sum(p.value for p in parts) < f.minimum and not concealed_exception(f, left, canastas, canastas > 0):
+        return False
+    return cards_left_allowed(f, left, canastas, any(p.rank == "3" for p in parts), left == 0, wild_open)
+
+
+def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
+    """Initial melds with black threes (black3.meld.going-out-only): every card of the hand but
+    one is laid (any one kept), the wild cards spread over the melds in every allowed way; every
+    other group is needed (without it the threes would stay), the threes when the rest is no
+    legal initial meld."""
+    rules = f.rules
+    threes = len(f.naturals.get("3", ()))
+    if threes < rules.meld_min_cards or not rules.black_three_meld_only_going_out:
+        return
+    keeps: list[str | int] = [*f.naturals, *range(len(f.wild_kinds))]
+    for keep in keeps:
+        naturals = {rank: len(cards) - (keep == rank) for rank, cards in f.naturals.items()}
+        avail = tuple(n - (keep == i) for i, n in enumerate(f.wild_avail))
+        if naturals["3"] < rules.meld_min_cards or any(0 < n < rules.meld_min_naturals for n in naturals.values()):
+            continue
+        targets = [(rank, n) for rank, n in naturals.items() if n]
+        if rules.meld_wild_only_melds:
+            targets.append((WILD_MELD, 0))
+        for spread in _spread(f, targets, avail):
+            parts = tuple(
+                Part(rank, n, wilds, sum(wilds), n * f.natural_value(rank) + sum(a * b for a, b in zip(wilds, f.wild_values)))
+                for (rank, n), wilds in zip(targets, spread) if n or any(wilds)
+            )
+            if all(group_is_legal(f, p.rank, p.k, p.n_wilds, True) for p in parts) and _initial_is_legal(f, parts) and not any(
+                _deferrable(f, parts, g) for g in parts
+            ):
+                yield parts
 
 
 def take_actions(f: Facts) -> Iterator[TakePile]:
@@ -547,12 +826,12 @@ def take_actions(f: Facts) -> Iterator[TakePile]:
     naturals = f.naturals.get(rank, ())
     for k in range(len(naturals) + 1):
         for n in range(len(by_count)):
-            if not by_count[n] or not take_cards_allowed(f, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n):
+            if not by_count[n] or not take_cards_allowed(f, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n, not f.melded):
                 continue
             left = f.hand_size - k - n + rest
             canasta = completes_canasta(f, rank, k + 1 + n)
             if f.melded:
-                if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0):
+                if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0, f.wild_meld_open):
                     for _, _, wild_cards in by_count[n]:
                         yield TakePile(_in_order(f, wild_cards + tuple(naturals[:k])))
                 continue

@@ -65,6 +65,11 @@ _SHAPES: dict[str, Callable[[Sequence[Card], VariantRules], bool]] = {
 }
 
 
+def is_special_hand(kind: str, cards: Sequence[Card], rules: VariantRules) -> bool:
+    """modern.special-hand.shape: the cards (the hand without its discard) make a special hand of ``kind``."""
+    return len(cards) == special_hand_size(rules) and _SHAPES[kind](cards, rules)
+
+
 def check_special_hand(kind: str, cards: Sequence[Card], rules: VariantRules) -> None:
     """modern.special-hand.shape (modern.special-hand.kinds defines the shapes)."""
     size = special_hand_size(rules)
