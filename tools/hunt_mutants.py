@@ -39,6 +39,8 @@ VARIANTS = (("classic", 6), ("classic-2p", 1), ("online-classic", 1), ("classic-
 SCORES = (0, 0, 0, 0, 1500, 3000, -50)
 OUT_SHARE = 0.0
 CANASTA_SHARE = 0.0
+SHORT_SHARE = 0.0
+RED_PILE_SHARE = 0.0
 
 
 class Deck:
@@ -144,7 +146,20 @@ def random_position(rng: random.Random, variant: str, players: int, sides: int) 
             hand += deck.any_natural()
         rng.shuffle(hand)
         hand = hand[: rng.randint(1, 12)] or deck.any_natural()
+    if rng.random() < SHORT_SHARE:  # a short hand near going out: black threes, cards for the side's melds
+        hand = []
+        for rank in rng.sample(own_ranks, min(len(own_ranks), rng.randint(1, 2))):
+            hand += deck.rank(rank, rng.choice([1, 1, 2]))
+        if rng.random() < 0.5:
+            hand += deck.black_three() + deck.black_three() + (deck.black_three() if rng.random() < 0.3 else [])
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            hand += deck.wild()
+        if rng.random() < 0.4:
+            hand += deck.any_natural()
+        hand = hand or deck.any_natural()
     pile: list[str] = []
+    if rng.random() < RED_PILE_SHARE:
+        pile += deck.red_three()
     for _ in range(rng.randint(0, 4)):
         pile += deck.any_natural()
     if rng.random() < 0.25:
@@ -261,18 +276,22 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=600)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--canasta-share", type=float, default=0.0, help="share of hands holding a canasta's worth of one rank and another meld")
+    parser.add_argument("--short-share", type=float, default=0.0, help="share of short hands of a melded side (black threes, cards for its melds)")
+    parser.add_argument("--red-pile-share", type=float, default=0.0, help="share of piles with a red three at the bottom")
     parser.add_argument("--out-share", type=float, default=0.0, help="share of hands built to be (nearly) all meldable")
     parser.add_argument("--verdicts", action="store_true", help="also compare verdicts and positions after each listed action")
     parser.add_argument("--json", type=Path, default=Path("hunt.json"))
     args = parser.parse_args()
-    mutants = mutate.list_mutants(tuple(args.modules.split(",")) if args.modules else mutate.RULE_MODULES + ("special_hands",))
+    mutants = mutate.list_mutants(tuple(args.modules.split(",")) if args.modules else mutate.RULE_MODULES)
     if args.results:
         survived = {r["id"] for r in json.loads(args.results.read_text())["results"] if r["status"] == "survived"}
         mutants = [m for m in mutants if m.id in survived]
     if args.only:
         wanted = set(args.only.split(","))
         mutants = [m for m in mutants if m.id in wanted]
-    global OUT_SHARE, CANASTA_SHARE
+    global OUT_SHARE, CANASTA_SHARE, SHORT_SHARE, RED_PILE_SHARE
+    SHORT_SHARE = args.short_share
+    RED_PILE_SHARE = args.red_pile_share
     OUT_SHARE = args.out_share
     CANASTA_SHARE = args.canasta_share
     positions = pool(args.positions, args.seed)

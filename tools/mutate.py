@@ -44,8 +44,12 @@ for path in (ROOT / "conformance", ROOT / "reference_impl"):
         sys.path.insert(0, str(path))
 
 PACKAGE = "canasta_reference"
-#: the modules holding the rules (errors, selfplay and the package's __init__ hold none)
-RULE_MODULES = ("engine", "legal", "movegen", "going_out", "melds", "pile", "rules", "scoring", "setup", "state")
+#: modules of the package that hold no rule: the exceptions, the self-play driver, the package's __init__
+NOT_RULES = ("__init__", "errors", "selfplay")
+#: the modules holding the rules: every other module of the package, as it is when the tool runs
+RULE_MODULES = tuple(sorted(
+    p.stem for p in (ROOT / "reference_impl" / PACKAGE).glob("*.py") if p.stem not in NOT_RULES
+))
 SCENARIO_SECONDS = 5.0  # a scenario slower than this under a mutant: the mutant loops, it is killed
 
 _COMPARE_SWAPS: dict[type, type] = {
@@ -376,6 +380,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=None, help="run a random sample of this many mutants")
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed")
     parser.add_argument("--only", default=None, help="comma-separated mutant ids to run")
+    parser.add_argument(
+        "--survivors-of", type=Path, default=None, metavar="RESULTS",
+        help="run only the mutants that survived in this results file (checking that new scenarios kill them)",
+    )
+    parser.add_argument(
+        "--update", action="store_true",
+        help="merge the results into the --json file (the mutants run replace their earlier results) instead of overwriting it",
+    )
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument(
         "--serve", metavar="ID", default=None,
@@ -390,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         wanted = set(args.only.split(","))
         mutants = [m for m in mutants if m.id in wanted]
+    if args.survivors_of:
+        survived = {r["id"] for r in json.loads(args.survivors_of.read_text(encoding="utf-8"))["results"] if r["status"] == "survived"}
+        mutants = [m for m in mutants if m.id in survived]
     if args.sample is not None:
         mutants = random.Random(args.seed).sample(mutants, min(args.sample, len(mutants)))
     if args.list:
@@ -401,7 +416,16 @@ def main(argv: list[str] | None = None) -> int:
     results = run_all(mutants, args.jobs)
     seconds = time.perf_counter() - started
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"seconds": round(seconds, 1), "jobs": args.jobs, "results": results}, indent=1) + "\n", encoding="utf-8")
+    data: dict[str, Any] = {"seconds": round(seconds, 1), "jobs": args.jobs, "results": results}
+    if args.update and args.json.exists():
+        earlier = json.loads(args.json.read_text(encoding="utf-8"))
+        ran = {r["id"] for r in results}
+        merged = [r for r in earlier["results"] if r["id"] not in ran] + results
+        data = {**earlier, "results": sorted(merged, key=lambda r: (r["module"], r["line"], r["id"])),
+                "updated": f"{len(results)} mutants re-run in {seconds:.0f} s"}
+        print(f"re-run: {summary(results)}", file=sys.stderr)
+        results = data["results"]
+    args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(summary(results))
     survivors = [r for r in results if r["status"] == "survived"]
     for r in survivors:
