@@ -98,3 +98,14 @@ def test_three_player_self_play_forms_the_lone_hand() -> None:
                 sheet.sides[partners[1]].total - sheet.sides[partners[1]].red_threes
             )
     assert formed > 0
+
+
+def test_turn_facts_name_only_ranks_on_the_table() -> None:
+    """A fact that the player laid kings this turn needs a meld of kings (a loaded position
+    naming a rank with no meld made the reference engine fail when the player went out)."""
+    raw = {"variant": "classic", "hands": [["4C", "4D"], ["5D"], ["6H"], ["7S"]], "melds": [[["QC", "QD", "QH"]], []],
+           "pile": ["8D"], "stock": ["7C"], "phase": "play", "facts": {"melded_ranks": ["K"], "new_ranks": ["K"]}}
+    problems = [m for _, m in position_problems(Position.from_json(raw), SPEC.variant_rules("classic"))]
+    assert sum("no meld of rank K" in m for m in problems) == 2
+    raw["facts"] = {"melded_ranks": ["Q"], "new_ranks": ["Q"]}
+    assert list(position_problems(Position.from_json(raw), SPEC.variant_rules("classic"))) == []

@@ -46,7 +46,11 @@ def main() -> int:
             if not findings:
                 print(f"{mutant.name:<36} NOT FOUND in {seconds:.0f} s ({fuzzer.stats.games} games)", flush=True)
                 continue
-            written = shrink_and_write(findings[0], fuzzer, spec, f"tests.mutants:{mutant.name}", out)
+            try:
+                written = shrink_and_write(findings[0], fuzzer, spec, f"tests.mutants:{mutant.name}", out)
+            except Exception as error:  # noqa: BLE001 - report it and go on with the next mutant
+                print(f"{mutant.name:<36} found in {seconds:5.1f} s, but shrinking failed: {error!r}", flush=True)
+                continue
             status = "confirmed" if written.confirmed else "NOT CONFIRMED"
             found += written.confirmed
             print(

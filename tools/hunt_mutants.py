@@ -315,6 +315,7 @@ def main() -> int:
             report["mutants"][m.id] = {"error": str(error)}
             continue
         original = live.__code__
+        mutate._clear_caches()
         live.__code__ = new
         hits = []
         signal.setitimer(signal.ITIMER_REAL, 30.0)
@@ -347,6 +348,7 @@ def main() -> int:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             live.__code__ = original
+            mutate._clear_caches()
         report["mutants"][m.id] = {"line": m.line, "original": m.original, "mutated": m.mutated, "hits": hits[:40], "count": len(hits)}
         print(f"{index + 1}/{len(mutants)} {m.id}: {len(hits)} positions", file=sys.stderr, flush=True)
     args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")

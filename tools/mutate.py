@@ -46,11 +46,33 @@ for path in (ROOT / "conformance", ROOT / "reference_impl"):
 PACKAGE = "canasta_reference"
 #: modules of the package that hold no rule: the exceptions, the self-play driver, the package's __init__
 NOT_RULES = ("__init__", "errors", "selfplay")
-#: the modules holding the rules: every other module of the package, as it is when the tool runs
-RULE_MODULES = tuple(sorted(
-    p.stem for p in (ROOT / "reference_impl" / PACKAGE).glob("*.py") if p.stem not in NOT_RULES
-))
+
+
+def _engine_modules() -> tuple[str, ...]:
+    """The modules the engine runs: engine.py and every module of the package it imports, directly
+    or not (a module nothing imports any more is dead code, not a rule the corpus could pin)."""
+    folder = ROOT / "reference_impl" / PACKAGE
+    seen: set[str] = set()
+    todo = ["engine"]
+    while todo:
+        name = todo.pop()
+        if name in seen or not (folder / f"{name}.py").exists():
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                todo += [node.module] if node.module else [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(f"{PACKAGE}."):
+                todo.append(node.module.split(".", 1)[1])
+    return tuple(sorted(seen - set(NOT_RULES)))
+
+
+#: the modules holding the rules: those the engine runs, as they are when the tool runs
+RULE_MODULES = _engine_modules()
 SCENARIO_SECONDS = 5.0  # a scenario slower than this under a mutant: the mutant loops, it is killed
+#: module-level memo caches of the engine (module, name): emptied before and after each mutant, or a
+#: mutant of the function filling one would be served the original's answers from earlier runs
+CACHES = (("movegen", "_VECTORS"),)
 
 _COMPARE_SWAPS: dict[type, type] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
@@ -311,13 +333,22 @@ def run_mutant(mutant: Mutant) -> dict[str, Any]:
     except (ValueError, SyntaxError, KeyError) as error:
         return {**asdict(mutant), "status": "skipped", "killed_by": None, "seconds": 0.0, "note": str(error)}
     original = live.__code__
+    _clear_caches()
     live.__code__ = new
     try:
         killer = _CORPUS.first_failure()
     finally:
         live.__code__ = original
+        _clear_caches()
     status = "killed" if killer else "survived"
     return {**asdict(mutant), "status": status, "killed_by": killer, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def _clear_caches() -> None:
+    for module, name in CACHES:
+        cache = getattr(importlib.import_module(f"{PACKAGE}.{module}"), name, None)
+        if isinstance(cache, dict):
+            cache.clear()
 
 
 def run_all(mutants: list[Mutant], jobs: int, progress: bool = True) -> list[dict[str, Any]]:
@@ -365,6 +396,7 @@ def serve_mutant(mutant: Mutant) -> int:
     from canasta_reference.engine import ReferenceEngine
 
     live, new = mutated_code(mutant)
+    _clear_caches()
     live.__code__ = new
     protocol_out, sys.stdout = sys.stdout, sys.stderr
     try:

@@ -295,6 +295,7 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
     for card, seen, allowed in excess_cards(counts, rules.deck_packs, rules.deck_jokers):
         yield [], f"{card.token} appears {seen} times but the deck holds it {allowed} times"
     pooled = yield from _lone_hand_problems(position, rules)
+    meld_ranks: set[str] = set()  # of every side, for the turn facts below
     for side_index, side in enumerate(position.melds):
         ranks_seen: set[str] = set()
         for meld_index, meld in enumerate(side):
@@ -313,6 +314,7 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
             if rank in ranks_seen:
                 yield where, f"the side has two melds of rank {rank}"
             ranks_seen.add(rank)
+            meld_ranks.add(rank)
             if rules.meld_max_cards is not None and len(meld) > rules.meld_max_cards:
                 yield where, f"a meld has at most {rules.meld_max_cards} cards"
             if rank == WILD_MELD:
@@ -322,6 +324,10 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
                 side_index == pooled and fault.rule in ("meld.max-wilds", "meld.wild-ratio")
             ):  # two partners' melds of one rank merged when the lone hand formed may hold more wild cards
                 yield where, f"{fault.message} ({fault.rule})"
+    for fact in ("melded_ranks", "new_ranks"):  # ranks the player laid this turn are on the table
+        for rank in getattr(position.facts, fact):
+            if rank not in meld_ranks:
+                yield ["facts", fact], f"no meld of rank {rank} is on the table"
     talon_sizes = rules.talon_sizes
     if position.talons and not talon_sizes:
         yield ["talons"], "this variant has no bonus talons"
