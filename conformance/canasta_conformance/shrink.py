@@ -22,7 +22,7 @@ import yaml
 
 from .engine import DealSetup, Engine, OperationUnsupported
 from .fuzz import Difference, EngineRaised, Finding, Mirror, Probe, Start, check, suit_class
-from .model import Action, Meld, Outcome, Position, TakePile, TurnFacts, format_action
+from .model import WILD_MELD, Action, Meld, Outcome, Position, TakePile, TurnFacts, format_action, meld_rank
 from .runner import Result, run_scenario
 from .scenario import Scenario, ScenarioError, load_scenario, position_problems
 from .spec import Spec
@@ -131,6 +131,18 @@ class Shrinker:
         rules = self.spec.variant_rules(position.variant, dict(position.options))
         return not any(True for _ in position_problems(position, rules))
 
+    def _facts_on_table(self, position: Position) -> Position:
+        """The position with the turn facts forgetting the ranks of melds that were removed (the
+        player cannot have laid cards this turn on a meld that is not on the table)."""
+        rules = self.spec.variant_rules(position.variant, dict(position.options))
+        ranks = {meld_rank(meld, rules.cards_wild_ranks) or WILD_MELD for side in position.melds for meld in side}
+        facts = position.facts
+        kept = replace(
+            facts, melded_ranks=tuple(r for r in facts.melded_ranks if r in ranks),
+            new_ranks=tuple(r for r in facts.new_ranks if r in ranks),
+        )
+        return position if kept == facts else replace(position, facts=kept)
+
     def _remove_cards(self, position: Position, prefix: Sequence[Action], found: Difference, same: Any) -> tuple[Position, Difference]:
         changed = True
         while changed and self.tries < self.max_tries:
@@ -138,6 +150,7 @@ class Shrinker:
             for candidate in _removals(position):
                 if self.tries >= self.max_tries:
                     break
+                candidate = self._facts_on_table(candidate)
                 if not self._valid(candidate):
                     continue
                 difference = same(candidate, prefix)
