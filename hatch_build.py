@@ -20,7 +20,7 @@ class CorpusExportHook(BuildHookInterface):  # type: ignore[type-arg]
         sources = str(Path(self.root) / "conformance")
         sys.path.insert(0, sources)
         try:
-            from canasta_conformance.export import export_corpus
+            from canasta_conformance.tools.export import export_corpus
         finally:
             sys.path.remove(sources)
         self._folder = tempfile.TemporaryDirectory(prefix="canasta-export-")

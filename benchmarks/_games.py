@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from canasta_conformance.cards import Card, full_deck
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import Action, Position
+from canasta_conformance.contract.cards import Card, full_deck
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import Action, Position
 from canasta_reference.engine import ReferenceEngine
 
 

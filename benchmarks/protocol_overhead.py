@@ -27,11 +27,11 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from canasta_conformance.data import scenarios_dir
-from canasta_conformance.runner import run_scenario
-from canasta_conformance.scenario import load_scenarios, scenario_files
-from canasta_conformance.spec import load_spec
-from canasta_conformance.subprocess_engine import SubprocessEngine
+from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.running.runner import run_scenario
+from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.transports.subprocess_engine import SubprocessEngine
 from canasta_reference import create_engine
 
 SERVE = [sys.executable, "-m", "canasta_conformance", "serve"]

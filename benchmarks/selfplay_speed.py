@@ -21,9 +21,9 @@ import statistics
 import time
 from typing import Any
 
-from canasta_conformance.cards import full_deck
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import Ask
+from canasta_conformance.contract.cards import full_deck
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import Ask
 from canasta_reference.engine import ReferenceEngine
 
 MAX_ACTIONS_PER_HAND = 20_000

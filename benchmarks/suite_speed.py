@@ -5,7 +5,7 @@
 Every figure is the median of --runs runs, each in a fresh process, and is printed after a
 one-line description of how it was measured:
 
-- plugin import: ``import canasta_conformance.plugin`` timed inside an interpreter that has
+- plugin import: ``import canasta_conformance.pytest_plugin.plugin`` timed inside an interpreter that has
   already imported pytest (what the plugin adds to every pytest run of an environment where the
   package is installed).
 - CPU per scenario: the corpus copied to a temporary folder and run in-process
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "scenarios"
 ID_LINE = re.compile(r"^id: (\S+)$", re.MULTILINE)
 IMPORT_CODE = (
-    "import time, pytest; t = time.perf_counter(); import canasta_conformance.plugin; "
+    "import time, pytest; t = time.perf_counter(); import canasta_conformance.pytest_plugin.plugin; "
     "print(time.perf_counter() - t)"
 )
 

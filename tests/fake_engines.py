@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from canasta_conformance.engine import Capabilities
-from canasta_conformance.model import Action, Outcome, Position, ScoreSheet, SideScore
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.engine_protocol import Capabilities
+from canasta_conformance.contract.model import Action, Outcome, Position, ScoreSheet, SideScore
+from canasta_conformance.contract.spec import load_spec
 
 
 class _Base:

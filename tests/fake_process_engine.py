@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from canasta_conformance.server import Server
+from canasta_conformance.transports.server import Server
 from canasta_reference import create_engine
 
 MODES = ("ok", "crash", "raise", "hang", "garbage", "malformed", "wrong-type", "wrong-seq", "error", "version", "unsupported")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from canasta_conformance.cards import _RANK_ORDER, Card, sort_cards
-from canasta_conformance.model import WILD_MELD, Action, Meld, MeldGroup, Position, TakePile, meld_rank
+from canasta_conformance.contract.cards import _RANK_ORDER, Card, sort_cards
+from canasta_conformance.contract.model import WILD_MELD, Action, Meld, MeldGroup, Position, TakePile, meld_rank
 from canasta_reference.engine import ReferenceEngine
 
 ORDER = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last

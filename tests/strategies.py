@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from canasta_conformance.cards import TOKENS, card
-from canasta_conformance.model import (
+from canasta_conformance.contract.cards import TOKENS, card
+from canasta_conformance.contract.model import (
     MELD_RANKS, SPECIAL_HAND_KINDS, WILD_MELD, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand,
     Outcome, Position, ScoreSheet, SideScore, SpecialHand, TakePile, TurnFacts,
 )

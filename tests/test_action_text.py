@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from canasta_conformance.cards import cards
-from canasta_conformance.model import (
+from canasta_conformance.contract.cards import cards
+from canasta_conformance.contract.model import (
     Answer, Discard, FormatError, Meld, MeldGroup, TakePile, action_from_json, action_text, format_action, parse_action,
 )
 from strategies import actions

@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from canasta_conformance import data, schemas, spec as spec_module
-from canasta_conformance.cli import main
-from canasta_conformance.data import scenarios_dir, spec_dir
-from canasta_conformance.scenario import load_scenarios, scenario_files
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract import paths as data
+from canasta_conformance.contract import schemas
+from canasta_conformance.contract import spec as spec_module
+from canasta_conformance.tools.cli import main
+from canasta_conformance.contract.paths import scenarios_dir, spec_dir
+from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+from canasta_conformance.contract.spec import load_spec
 from example_scenario import EXAMPLE
 
 CORPUS = Path(__file__).parent / "bad_input"
@@ -123,7 +125,7 @@ def test_a_symlinked_folder_loop_is_walked_once(tmp_path):
 
 
 def test_a_file_too_large_is_refused_unread(tmp_path):
-    from canasta_conformance.yamlio import MAX_FILE_BYTES
+    from canasta_conformance.contract.yamlio import MAX_FILE_BYTES
 
     path = tmp_path / "huge.yaml"
     path.write_bytes(b"# " + b"x" * MAX_FILE_BYTES + b"\n")

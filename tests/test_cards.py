@@ -2,7 +2,7 @@ from collections import Counter
 
 import pytest
 
-from canasta_conformance.cards import (
+from canasta_conformance.contract.cards import (
     TOKENS, CardError, card, cards, deck_multiplicity, excess_cards, format_cards, full_deck, sort_cards,
 )
 

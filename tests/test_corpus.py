@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_conformance.data import scenarios_dir
-from canasta_conformance.runner import run_scenario
-from canasta_conformance.scenario import load_scenarios, scenario_files
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.running.runner import run_scenario
+from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+from canasta_conformance.contract.spec import load_spec
 from canasta_reference import create_engine
 
 SPEC = load_spec()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from canasta_conformance.cards import card, cards, full_deck
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import NextHand, Position
+from canasta_conformance.contract.cards import card, cards, full_deck
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import NextHand, Position
 from canasta_reference.engine import ReferenceEngine
 
 

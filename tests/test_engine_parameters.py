@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from canasta_conformance.cards import cards, full_deck
-from canasta_conformance.data import spec_dir
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import Discard, Meld, MeldGroup, Position
-from canasta_conformance.spec import load_spec, read_spec
+from canasta_conformance.contract.cards import cards, full_deck
+from canasta_conformance.contract.paths import spec_dir
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import Discard, Meld, MeldGroup, Position
+from canasta_conformance.contract.spec import load_spec, read_spec
 from canasta_reference.engine import ReferenceEngine
 
 RULE_MODULES = ["engine", "melds", "pile", "scoring", "setup", "going_out", "state", "movegen", "special_hands"]
@@ -24,7 +24,7 @@ def test_the_rule_modules_hold_no_rule_numbers():
     root = Path(__import__("canasta_reference").__file__).parent
     contract = Path(__import__("canasta_conformance").__file__).parent
     found = []
-    for path in [*(root / f"{name}.py" for name in RULE_MODULES), contract / "variant_rules.py"]:
+    for path in [*(root / f"{name}.py" for name in RULE_MODULES), contract / "contract" / "variant_rules.py"]:
         name = path.name
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):

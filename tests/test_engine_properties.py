@@ -10,11 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from canasta_conformance.cards import Card, full_deck
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import Position, meld_rank
-from canasta_conformance.records import GameRecord, replay
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.cards import Card, full_deck
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import Position, meld_rank
+from canasta_conformance.contract.records import GameRecord
+from canasta_conformance.running.replay import replay
+from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.selfplay import MeldingPlayer, RandomPlayer, play_game
 from strategies import actions

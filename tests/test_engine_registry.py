@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from canasta_conformance.engine import ENGINE_GROUP, EngineLoadError, resolve_factory
-from canasta_conformance.scenario import load_scenario
-from canasta_conformance.spec import VariantError, load_spec
-from canasta_conformance.suggest import did_you_mean
+from canasta_conformance.contract.engine_protocol import ENGINE_GROUP, EngineLoadError, resolve_factory
+from canasta_conformance.contract.scenario import load_scenario
+from canasta_conformance.contract.spec import VariantError, load_spec
+from canasta_conformance.contract.suggest import did_you_mean
 from canasta_reference.engine import ReferenceEngine
 from example_scenario import EXAMPLE
 

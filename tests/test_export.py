@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from canasta_conformance.data import scenarios_dir
-from canasta_conformance.scenario import load_scenarios, scenario_files
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+from canasta_conformance.contract.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "examples" / "json-runner" / "run_corpus.py"
@@ -25,7 +25,7 @@ SPEC = load_spec()
 BROKEN_ENGINE = '''
 from dataclasses import replace
 
-from canasta_conformance.model import Outcome, Position
+from canasta_conformance.contract.model import Outcome, Position
 from canasta_reference import create_engine as reference
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_conformance.cli import main
-from canasta_conformance.game_text import game_log, record_from_text, record_to_text
-from canasta_conformance.model import FormatError, action_from_json
-from canasta_conformance.records import replay
+from canasta_conformance.tools.cli import main
+from canasta_conformance.tools.game_text import game_log, record_from_text, record_to_text
+from canasta_conformance.contract.model import FormatError, action_from_json
+from canasta_conformance.running.replay import replay
 from canasta_reference import create_engine
 from canasta_reference.selfplay import play_game
 

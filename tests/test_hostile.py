@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from canasta_conformance.engine import EngineFault
-from canasta_conformance.process_io import LineTooLong, SelectorLineReader
-from canasta_conformance.protocol import OPERATIONS
-from canasta_conformance.scenario import load_scenarios
-from canasta_conformance.server import Server, serve
-from canasta_conformance.spec import load_spec
-from canasta_conformance.subprocess_engine import SubprocessEngine
+from canasta_conformance.contract.engine_protocol import EngineFault
+from canasta_conformance.transports.process_io import LineTooLong, SelectorLineReader
+from canasta_conformance.transports.protocol import OPERATIONS
+from canasta_conformance.contract.scenario import load_scenarios
+from canasta_conformance.transports.server import Server, serve
+from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.transports.subprocess_engine import SubprocessEngine
 from canasta_reference import create_engine
 from example_scenario import EXAMPLE
 from test_plugin import scenario
@@ -92,7 +92,7 @@ def test_serve_refuses_a_deal_with_impossible_multiplicities():
 
 
 def test_the_reference_engine_refuses_an_impossible_position_given_directly():
-    from canasta_conformance.model import Position
+    from canasta_conformance.contract.model import Position
 
     with pytest.raises(ValueError, match="the position cannot exist: turn: seat 99 does not exist"):
         create_engine().load(Position.from_json({**BASE, "turn": 99}))

@@ -42,7 +42,7 @@ def clean_env() -> dict[str, str]:
 
 
 def test_the_installed_package_carries_spec_and_scenarios(installed, outside, root):
-    code = "from canasta_conformance.data import spec_dir, scenarios_dir; print(spec_dir()); print(scenarios_dir())"
+    code = "from canasta_conformance.contract.paths import spec_dir, scenarios_dir; print(spec_dir()); print(scenarios_dir())"
     result = run(installed / "bin" / "python", "-c", code, cwd=outside, env=clean_env())
     assert result.returncode == 0, result.stderr
     spec, scenarios = result.stdout.split()

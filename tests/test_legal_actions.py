@@ -10,13 +10,13 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from canasta_conformance.cards import Card, full_deck, sort_cards
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import (
+from canasta_conformance.contract.cards import Card, full_deck, sort_cards
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import (
     SPECIAL_HAND_KINDS, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, Position, SpecialHand,
     TakePile,
 )
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.selfplay import MeldingPlayer
 from legal_equivalence import covered

@@ -13,11 +13,11 @@ import os
 import random
 
 import pytest
-from canasta_conformance.cards import full_deck
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import Position
-from canasta_conformance.scenario import position_problems
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.cards import full_deck
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import Position
+from canasta_conformance.contract.scenario import position_problems
+from canasta_conformance.contract.spec import load_spec
 from canasta_reference import create_engine
 from canasta_reference.selfplay import RandomPlayer
 

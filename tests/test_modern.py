@@ -9,10 +9,10 @@ from collections import Counter
 
 import pytest
 
-from canasta_conformance.cards import cards, full_deck
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import Discard
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.cards import cards, full_deck
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import Discard
+from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.errors import Illegal
 from canasta_reference.selfplay import MeldingPlayer, RandomPlayer, play_game

@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pytest
 
-from canasta_conformance.data import scenarios_dir
-from canasta_conformance.engine import CITES_RULES
-from canasta_conformance.runner import Judging, run_scenario
-from canasta_conformance.scenario import load_scenarios, scenario_files
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.contract.engine_protocol import CITES_RULES
+from canasta_conformance.running.runner import Judging, run_scenario
+from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+from canasta_conformance.contract.spec import load_spec
 from mutants import CITATION_ONLY, MUTANTS
 
 SPEC = load_spec()

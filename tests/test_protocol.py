@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from fake_engines import AcceptEverything
 
-from canasta_conformance.engine import OperationUnsupported
-from canasta_conformance.model import Outcome
-from canasta_conformance.protocol import (
+from canasta_conformance.contract.engine_protocol import OperationUnsupported
+from canasta_conformance.contract.model import Outcome
+from canasta_conformance.transports.protocol import (
     OPERATIONS, PROTOCOL_VERSION, REPLY_DEFINITIONS, reply_violations, request_violations,
 )
-from canasta_conformance.schemas import schema
-from canasta_conformance.server import Server
+from canasta_conformance.contract.schemas import schema
+from canasta_conformance.transports.server import Server
 from canasta_reference import create_engine
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_conformance import scenario_cache
-from canasta_conformance.scenario import ScenarioError, load_scenario
-from canasta_conformance.scenario_cache import cache_root, load_scenario_cached
-from canasta_conformance.spec import load_spec
+from canasta_conformance.running import scenario_cache
+from canasta_conformance.contract.scenario import ScenarioError, load_scenario
+from canasta_conformance.running.scenario_cache import cache_root, load_scenario_cached
+from canasta_conformance.contract.spec import load_spec
 from example_scenario import EXAMPLE
 
 SPEC = load_spec()
@@ -69,8 +69,8 @@ def test_a_cached_scenario_is_sound_in_another_process(tmp_path, cache_dir):
     path = write(tmp_path, "cross-process")
     code = (
         "import sys; from pathlib import Path; from collections import Counter; "
-        "from canasta_conformance.scenario_cache import load_scenario_cached; "
-        "from canasta_conformance.spec import load_spec; from canasta_conformance.cards import full_deck; "
+        "from canasta_conformance.running.scenario_cache import load_scenario_cached; "
+        "from canasta_conformance.contract.spec import load_spec; from canasta_conformance.contract.cards import full_deck; "
         "s = load_scenario_cached(Path(sys.argv[1]), load_spec()); deck = Counter(full_deck()); "
         "print(all(deck[c] for c in s.position.all_cards()))"
     )

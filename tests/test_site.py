@@ -17,17 +17,17 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from canasta_conformance.data import scenarios_dir, schema_dir
-from canasta_conformance.model import Position
-from canasta_conformance.runner import run_scenario
-from canasta_conformance.scenario import Scenario, load_scenarios, scenario_files
+from canasta_conformance.contract.paths import scenarios_dir, schema_dir
+from canasta_conformance.contract.model import Position
+from canasta_conformance.running.runner import run_scenario
+from canasta_conformance.contract.scenario import Scenario, load_scenarios, scenario_files
 from canasta_site.board import Table
 from canasta_site.cards import (
     ShortcodeError, card_html, cards_html, expand_shortcodes, pile_html,
 )
 from canasta_site.links import Linker, href
 from canasta_site.schemadoc import SchemaWriter, schema_files
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = load_spec()
@@ -265,7 +265,7 @@ class _CitingEngine:
         return getattr(self.inner, name)
 
     def apply(self, action: object) -> object:
-        from canasta_conformance.model import Outcome
+        from canasta_conformance.contract.model import Outcome
 
         outcome = self.inner.apply(action)
         if outcome.status == "rejected" and outcome.rule == "pile.frozen.add-not-enough":

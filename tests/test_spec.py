@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from canasta_conformance.cli import main
-from canasta_conformance.data import spec_dir
-from canasta_conformance.spec import load_spec, read_spec
+from canasta_conformance.tools.cli import main
+from canasta_conformance.contract.paths import spec_dir
+from canasta_conformance.contract.spec import load_spec, read_spec
 
 SPEC = load_spec()
 
@@ -114,7 +114,7 @@ def test_a_rule_citing_an_unknown_parameter_or_source_is_reported(copy):
 def test_validate_exits_non_zero_on_a_broken_spec(copy, monkeypatch, capsys):
     path = copy / "variants" / "classic-2p.yaml"
     path.write_text(path.read_text().replace("parameters:", "parameters:\n  meld.no_such_thing: 3", 1))
-    import canasta_conformance.cli as cli
+    import canasta_conformance.tools.cli as cli
 
     monkeypatch.setattr(cli, "spec_dir", lambda: copy)
     assert main(["validate"]) == 1

@@ -1,4 +1,4 @@
-"""The exported Hypothesis strategies (canasta_conformance.strategies) and the property-testing
+"""The exported Hypothesis strategies (canasta_conformance.tools.strategies) and the property-testing
 guide's example, run against the reference engine."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 
-from canasta_conformance import strategies as cs
-from canasta_conformance.scenario import position_problems
-from canasta_conformance.spec import load_spec
+from canasta_conformance.tools import strategies as cs
+from canasta_conformance.contract.scenario import position_problems
+from canasta_conformance.contract.spec import load_spec
 
 SPEC = load_spec()
 FEW = settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from canasta_conformance.data import scenarios_dir
-from canasta_conformance.schemas import schema_errors
+from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.contract.schemas import schema_errors
 
 FAKE = Path(__file__).with_name("fake_process_engine.py")
 

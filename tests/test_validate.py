@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from canasta_conformance.cli import main
+from canasta_conformance.tools.cli import main
 from example_scenario import EXAMPLE
 
 

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 import pytest
 
-from canasta_conformance.cards import card, cards
-from canasta_conformance.spec import load_spec
-from canasta_conformance.variant_rules import InitialMeldRow, VariantRules, field_name, parameter_fields
+from canasta_conformance.contract.cards import card, cards
+from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.contract.variant_rules import InitialMeldRow, VariantRules, field_name, parameter_fields
 
 SPEC = load_spec()
 HINTS = typing.get_type_hints(VariantRules)

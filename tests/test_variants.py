@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from canasta_conformance.cli import main
-from canasta_conformance.engine import Capabilities, DealSetup, OperationUnsupported, cannot_play
-from canasta_conformance.spec import load_spec
+from canasta_conformance.tools.cli import main
+from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, OperationUnsupported, cannot_play
+from canasta_conformance.contract.spec import load_spec
 from canasta_reference import create_engine
 
 SPEC = load_spec()
@@ -52,8 +52,8 @@ def test_play_refuses_a_variant_the_engine_cannot_play(capsys):
 
 
 def _problems(variant: str, **changes: object) -> list[str]:
-    from canasta_conformance.model import Position
-    from canasta_conformance.scenario import position_problems
+    from canasta_conformance.contract.model import Position
+    from canasta_conformance.contract.scenario import position_problems
 
     raw = {
         "variant": variant, "hands": [["4C", "5D"], ["3H", "6S"], ["4H"], ["4S"]], "melds": [[], []],
@@ -117,7 +117,7 @@ def test_self_play_with_variant_options_conserves_cards(variant, options):
     import random
     from collections import Counter
 
-    from canasta_conformance.cards import full_deck
+    from canasta_conformance.contract.cards import full_deck
     from canasta_reference.selfplay import RandomPlayer
 
     params = SPEC.variant_parameters(variant, options)
@@ -138,9 +138,9 @@ def test_self_play_with_variant_options_conserves_cards(variant, options):
 
 
 def test_coverage_per_variant_names_variant_specific_rules_without_a_scenario():
-    from canasta_conformance.coverage import compute_variant_coverage
-    from canasta_conformance.data import scenarios_dir
-    from canasta_conformance.scenario import load_scenarios, scenario_files
+    from canasta_conformance.tools.coverage import compute_variant_coverage
+    from canasta_conformance.contract.paths import scenarios_dir
+    from canasta_conformance.contract.scenario import load_scenarios, scenario_files
 
     scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)
     assert problems == []

@@ -20,15 +20,15 @@ import yaml
 from mutants import Mutant
 from verdict_engines import UNRELATED_RULE, BroadestCitations, NoCitations, UnrelatedCitations, broadest
 
-from canasta_conformance.data import scenarios_dir, spec_dir
-from canasta_conformance.messages import failure_lines
-from canasta_conformance.model import Outcome
-from canasta_conformance.report import ReportEntry, build_report, render_matrix
-from canasta_conformance.runner import Judging, Result, run_scenario
-from canasta_conformance.scenario import Scenario, load_scenario, load_scenarios, scenario_files
-from canasta_conformance.schemas import schema_errors
-from canasta_conformance.spec import load_spec, read_spec
-from canasta_conformance.tiers import DESIGN_NOTE, scenario_tier
+from canasta_conformance.contract.paths import scenarios_dir, spec_dir
+from canasta_conformance.running.messages import failure_lines
+from canasta_conformance.contract.model import Outcome
+from canasta_conformance.running.report import ReportEntry, build_report, render_matrix
+from canasta_conformance.running.runner import Judging, Result, run_scenario
+from canasta_conformance.contract.scenario import Scenario, load_scenario, load_scenarios, scenario_files
+from canasta_conformance.contract.schemas import schema_errors
+from canasta_conformance.contract.spec import load_spec, read_spec
+from canasta_conformance.contract.tiers import DESIGN_NOTE, scenario_tier
 
 SPEC = load_spec()
 SCENARIOS, _ = load_scenarios(scenario_files(scenarios_dir()), SPEC)
@@ -342,7 +342,7 @@ def test_the_report_of_a_real_run_carries_citations_and_tiers_through_xdist(tmp_
 
 
 def test_spec_show_and_coverage_tell_the_relations_and_the_tiers(capsys):
-    from canasta_conformance.cli import main
+    from canasta_conformance.tools.cli import main
 
     assert main(["spec", "show", "pile.frozen.no-wild-in-pair"]) == 0
     shown = capsys.readouterr().out

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from canasta_conformance.engine import CITES_RULES, Capabilities
-from canasta_conformance.model import Action, Outcome
-from canasta_conformance.spec import Spec, load_spec
+from canasta_conformance.contract.engine_protocol import CITES_RULES, Capabilities
+from canasta_conformance.contract.model import Action, Outcome
+from canasta_conformance.contract.spec import Spec, load_spec
 from canasta_reference import create_engine
 
 #: a real rule no scenario expects a rejection to cite (informative: table talk)

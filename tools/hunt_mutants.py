@@ -28,9 +28,9 @@ for path in (ROOT / "conformance", ROOT / "reference_impl", ROOT / "tools"):
         sys.path.insert(0, str(path))
 
 import mutate  # noqa: E402
-from canasta_conformance.model import Position, format_action  # noqa: E402
-from canasta_conformance.scenario import setup_problems  # noqa: E402
-from canasta_conformance.spec import load_spec  # noqa: E402
+from canasta_conformance.contract.model import Position, format_action  # noqa: E402
+from canasta_conformance.contract.scenario import setup_problems  # noqa: E402
+from canasta_conformance.contract.spec import load_spec  # noqa: E402
 from canasta_reference.engine import ReferenceEngine  # noqa: E402
 
 NATURAL = ["4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]

@@ -283,9 +283,9 @@ class Corpus:
     """The scenario corpus, loaded once per process, run on a fresh reference engine."""
 
     def __init__(self) -> None:
-        from canasta_conformance.data import scenarios_dir
-        from canasta_conformance.scenario import load_scenarios, scenario_files
-        from canasta_conformance.spec import load_spec
+        from canasta_conformance.contract.paths import scenarios_dir
+        from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+        from canasta_conformance.contract.spec import load_spec
 
         self.spec = load_spec()
         self.scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), self.spec)
@@ -295,7 +295,7 @@ class Corpus:
 
     def first_failure(self) -> str | None:
         """The id of the first scenario that fails (or errs, or times out), None if all pass."""
-        from canasta_conformance.runner import run_scenario
+        from canasta_conformance.running.runner import run_scenario
         from canasta_reference.engine import ReferenceEngine
 
         engine = ReferenceEngine(self.spec)
@@ -392,7 +392,7 @@ def summary(results: list[dict[str, Any]]) -> str:
 
 def serve_mutant(mutant: Mutant) -> int:
     """The mutated reference engine behind the JSON-lines protocol (stdin/stdout)."""
-    from canasta_conformance.server import serve
+    from canasta_conformance.transports.server import serve
     from canasta_reference.engine import ReferenceEngine
 
     live, new = mutated_code(mutant)

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from canasta_conformance.engine import Capabilities, DealSetup, OperationUnsupported, cannot_play
-from canasta_conformance.model import (
+from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, OperationUnsupported, cannot_play
+from canasta_conformance.contract.model import (
     WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, HandEnd, Meld, MeldGroup, NextHand, Outcome,
     Position, ScoreSheet, SpecialHand, TakePile,
 )
-from canasta_conformance.spec import Spec, load_spec
-from canasta_conformance.scenario import impossible, setup_problems
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.spec import Spec, load_spec
+from canasta_conformance.contract.scenario import impossible, setup_problems
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import __version__
 from .errors import Illegal, Malformed

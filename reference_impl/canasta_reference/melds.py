@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from canasta_conformance.cards import Card
-from canasta_conformance.model import WILD_MELD, MeldGroup
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.model import WILD_MELD, MeldGroup
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from .errors import Illegal, Malformed
 

@@ -51,8 +51,8 @@ from collections.abc import Iterator, Sequence
 from itertools import product
 from typing import TYPE_CHECKING
 
-from canasta_conformance.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
-from canasta_conformance.model import (
+from canasta_conformance.contract.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
+from canasta_conformance.contract.model import (
     WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, SpecialHand, TakePile,
 )
 

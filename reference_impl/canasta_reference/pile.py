@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from canasta_conformance.cards import Card
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from .errors import Illegal
 from .state import HandState

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from canasta_conformance.cards import Card
-from canasta_conformance.model import WILD_MELD, ScoreSheet, SideScore
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.model import WILD_MELD, ScoreSheet, SideScore
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from .state import HandState
 

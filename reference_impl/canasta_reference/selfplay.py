@@ -18,13 +18,13 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from canasta_conformance.cards import Card, full_deck, sort_cards
-from canasta_conformance.engine import DealSetup
-from canasta_conformance.model import (
+from canasta_conformance.contract.cards import Card, full_deck, sort_cards
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.model import (
     WILD_MELD, Action, Answer, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, NextHand, SpecialHand, TakePile,
 )
-from canasta_conformance.records import GameRecord, HandRecord
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.records import GameRecord, HandRecord
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from .engine import ReferenceEngine
 
@@ -295,22 +295,3 @@ def play_hand(engine: ReferenceEngine, player: RandomPlayer | MeldingPlayer, han
         raise RuntimeError(f"the hand did not end within {max_actions} actions")
     hand.final = engine.observe()
     hand.score = engine.score()
-
-
-def format_game(record: GameRecord) -> str:
-    lines = [f"Canasta game: variant {record.variant}, seed {record.seed}"]
-    for number, hand in enumerate(record.hands, 1):
-        assert hand.score is not None and hand.final is not None and hand.final.ended is not None
-        ended = hand.final.ended
-        how = (
-            f"seat {ended.seat} went out{' concealed' if ended.concealed else ''}"
-            if ended.reason == "went_out" else "the stock ran out"
-        )
-        totals = "  ".join(f"side {i}: {s.total:+6d} -> {s.cumulative:6d}" for i, s in enumerate(hand.score.sides))
-        lines.append(f"hand {number:3d}  dealer {hand.dealer}  {len(hand.actions):4d} actions  {how:<26} {totals}")
-    sheet = record.final_sheet
-    if sheet is not None:
-        scores = ", ".join(f"side {i} {s.cumulative}" for i, s in enumerate(sheet.sides))
-        result = f"side {sheet.winner} wins" if sheet.game_over else "no winner yet (hand limit reached)"
-        lines.append(f"final scores: {scores}; {result}")
-    return "\n".join(lines)

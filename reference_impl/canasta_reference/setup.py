@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from canasta_conformance.cards import Card, excess_cards
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.cards import Card, excess_cards
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from .state import HandState
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from canasta_conformance.cards import Card
-from canasta_conformance.model import MELD_RANKS
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.model import MELD_RANKS
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from .errors import Illegal
 

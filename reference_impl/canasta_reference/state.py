@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from canasta_conformance.cards import Card
-from canasta_conformance.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, meld_rank
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, meld_rank
+from canasta_conformance.contract.variant_rules import VariantRules
 
 
 

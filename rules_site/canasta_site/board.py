@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from canasta_conformance.cards import Card, card
-from canasta_conformance.model import (
+from canasta_conformance.contract.cards import Card, card
+from canasta_conformance.contract.model import (
     Action, Answer, Decline, Discard, Draw, Meld, MeldGroup, NextHand, Position, TakePile, meld_rank,
 )
-from canasta_conformance.variant_rules import VariantRules
+from canasta_conformance.contract.variant_rules import VariantRules
 from .cards import back_html, cards_html, pile_html
 
 #: stocks and decks longer than this are folded away behind a face-down card

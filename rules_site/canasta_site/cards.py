@@ -19,8 +19,8 @@ from functools import cache
 from html import escape
 from importlib import resources
 
-from canasta_conformance.cards import Card, CardError, card
-from canasta_conformance.spec import load_spec
+from canasta_conformance.contract.cards import Card, CardError, card
+from canasta_conformance.contract.spec import load_spec
 
 from .markup import scan
 

@@ -25,7 +25,7 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from canasta_site.cards import ShortcodeError, render_shortcode, stylesheet
-from canasta_conformance.spec import SpecError
+from canasta_conformance.contract.spec import SpecError
 from canasta_site.pages import Site, build_site
 
 log = logging.getLogger("mkdocs.hooks.canasta")

@@ -19,11 +19,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from canasta_conformance.data import scenarios_dir, schema_dir
-from canasta_conformance.engine import DEFAULT_ENGINE, EngineFactory, resolve_factory
-from canasta_conformance.model import format_action
-from canasta_conformance.scenario import Scenario, Step, load_scenarios, scenario_files
-from canasta_conformance.spec import Rule, Spec, VariantError, load_spec
+from canasta_conformance.contract.paths import scenarios_dir, schema_dir
+from canasta_conformance.contract.engine_protocol import DEFAULT_ENGINE, EngineFactory, resolve_factory
+from canasta_conformance.contract.model import format_action
+from canasta_conformance.contract.scenario import Scenario, Step, load_scenarios, scenario_files
+from canasta_conformance.contract.spec import Rule, Spec, VariantError, load_spec
 
 from .board import Table
 from .links import (

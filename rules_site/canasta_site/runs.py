@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from typing import Any, get_args
 
-from canasta_conformance.engine import Capabilities, DealSetup, Engine, EngineFactory
-from canasta_conformance.model import Action, Outcome, Position, ScoreSheet
-from canasta_conformance.runner import Result, Status, run_scenario
-from canasta_conformance.scenario import Scenario
+from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, Engine, EngineFactory
+from canasta_conformance.contract.model import Action, Outcome, Position, ScoreSheet
+from canasta_conformance.running.runner import Result, Status, run_scenario
+from canasta_conformance.contract.scenario import Scenario
 
 def report_statuses() -> tuple[str, ...]:
     """Every status the runner gives a scenario, in its order (a column each in the report)."""

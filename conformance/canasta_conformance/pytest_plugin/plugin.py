@@ -1,0 +1,557 @@
+"""The pytest plugin: scenario files become test items run against an engine.
+
+A YAML file is a scenario when it is in a folder named ``scenarios`` (or below one), named on the
+command line, or under a folder given with ``--canasta-scenarios``; every other YAML file is left alone. ``pytest --canasta`` adds the installed scenario corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import __version__
+from ..running.collector import KNOWN_FAILURE_PROPERTY, STATUS_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
+from ..contract.paths import scenarios_dir, spec_dir
+from ..contract.engine_protocol import DEFAULT_ENGINE, Capabilities, EngineLoadError, resolve_factory
+from ..running.harness import MAX_CONSECUTIVE_FAULTS, EngineSession
+from ..running.known_failures import KnownFailuresError, load_known_failures
+from ..running.messages import failure_lines
+from ..transports.protocol import PROTOCOL_VERSION
+from ..running.report import TIERS, citation_counts, counts_by_area, counts_by_tier, shown_statuses
+from ..running.runner import Judging, Result
+from ..contract.scenario import SCENARIO_SUFFIXES, Scenario, ScenarioError, is_scenario_file
+from ..running.scenario_cache import load_scenario_cached
+from ..contract.spec import Spec, SpecError, load_spec
+from ..contract.tiers import Tier, scenario_tier
+from ..transports.subprocess_engine import DEFAULT_TIMEOUT, SubprocessEngine
+from ..contract.yamlio import YamlError, read_yaml
+
+_SESSION_KEY = pytest.StashKey["CanastaState"]()
+#: rule-differs scenarios listed by name in the terminal summary
+SHOWN_RULE_DIFFERS = 20
+_COLLECTOR_KEY = pytest.StashKey[ResultCollector]()
+
+
+class CanastaState:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.engine_spec: str = config.getoption("canasta_engine") or config.getini("canasta_engine") or DEFAULT_ENGINE
+        self.engine_cmd: str | None = config.getoption("canasta_engine_cmd") or config.getini("canasta_engine_cmd") or None
+        if self.engine_cmd and config.getoption("canasta_engine"):
+            raise pytest.UsageError("give the engine under test as --canasta-engine (Python) or --canasta-engine-cmd (a program), not both")
+        self.timeout: float = config.getoption("canasta_timeout")
+        self.run_timeout: float | None = config.getoption("canasta_run_timeout")
+        self.deadline = None if self.run_timeout is None else time.monotonic() + self.run_timeout
+        self.max_engine_faults: int = config.getoption("canasta_max_engine_faults")
+        self.check_protocol: bool = config.getoption("canasta_check_protocol")
+        self.strict_rules: bool = config.getoption("canasta_strict_rules")
+        self.tier: str | None = config.getoption("canasta_tier")
+        self.known_failures_file: str | None = config.getoption("canasta_known_failures")
+        self.known_failures: dict[str, str] = {}
+        if self.known_failures_file:
+            try:
+                self.known_failures = load_known_failures(Path(self.known_failures_file))
+            except KnownFailuresError as error:
+                raise pytest.UsageError(f"--canasta-known-failures: the file does not load:\n{error}") from None
+        self.scenario_roots = _named_scenario_roots(config)
+        self._spec: Spec | None = None
+        self._spec_error: SpecError | None = None
+        self._session: EngineSession | None = None
+        self._header_capabilities: Capabilities | None = None
+
+    def is_named_scenario(self, path: Path) -> bool:
+        """A YAML file named on the command line, or under a folder given as ``--canasta-scenarios``."""
+        if path.suffix not in SCENARIO_SUFFIXES:
+            return False
+        return any(path == root or root in path.parents for root in self.scenario_roots)
+
+    @property
+    def spec(self) -> Spec:
+        if self._spec_error is not None:
+            raise self._spec_error  # read once: a broken spec is not read again for every scenario file
+        if self._spec is None:
+            try:
+                self._spec = load_spec()
+            except SpecError as error:
+                self._spec_error = error
+                raise
+        return self._spec
+
+    @property
+    def judging(self) -> Judging:
+        return Judging(strict_rules=self.strict_rules)
+
+    def spec_or_none(self) -> Spec | None:
+        try:
+            return self.spec
+        except SpecError:
+            return None
+
+    @property
+    def engine_label(self) -> str:
+        return self.engine_cmd or self.engine_spec
+
+    @property
+    def session(self) -> EngineSession:
+        if self._session is None:
+            if self.engine_cmd:
+                factory = partial(
+                    SubprocessEngine, self.engine_cmd, timeout=self.timeout, check_protocol=self.check_protocol,
+                    deadline=self.deadline,
+                )
+                self._session = EngineSession(factory, self.engine_cmd, self.judging)  # type: ignore[arg-type]
+            else:
+                self._session = EngineSession.from_spec(self.engine_spec, self.judging)
+            self._session.max_consecutive_faults = self.max_engine_faults
+            self._session.deadline = self.deadline
+        return self._session
+
+    def known_capabilities(self) -> Capabilities | None:
+        """The engine's capabilities if this process has started it (never starts it)."""
+        session = self._session
+        if self._header_capabilities is not None:
+            return self._header_capabilities
+        if session is None or not session.started:
+            return None
+        try:
+            return session.capabilities
+        except Exception:  # noqa: BLE001
+            return None
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+    def report_header(self, worker_engines: list[Any]) -> dict[str, Any]:
+        """The header of the JSON report and the matrix: engine, spec, protocol and options."""
+        caps = self.known_capabilities()
+        engine: dict[str, Any] = dict(caps.to_json() if caps else (worker_engines[0] if worker_engines else {}))
+        engine.update(command=self.engine_cmd, factory=None if self.engine_cmd else self.engine_spec)
+        try:
+            spec: dict[str, Any] = {"name": self.spec.name, "version": self.spec.version}
+        except SpecError:
+            spec = {"name": None, "version": None}
+        return {
+            "engine": engine, "spec": spec, "protocol": PROTOCOL_VERSION if self.engine_cmd else None,
+            "harness": {"name": "canasta-rules", "version": __version__},
+            "options": {
+                "timeout": self.timeout if self.engine_cmd else None, "check_protocol": self.check_protocol,
+                "known_failures": self.known_failures_file, "strict_rules": self.strict_rules, "tier": self.tier,
+            },
+        }
+
+    def rerun_command(self, path: Path) -> str:
+        """A command that reruns one scenario as this run did, from the directory the run started
+        in: the same engine and options, the import path the engine needed, pytest of this Python."""
+        parts = [*_pytest_command(), _shown_path(path, self.config.invocation_params.dir)]
+        if self.engine_cmd:
+            parts += ["--canasta-engine-cmd", self.engine_cmd]
+            if self.timeout != DEFAULT_TIMEOUT:
+                parts += ["--canasta-timeout", f"{self.timeout:g}"]
+            if self.check_protocol:
+                parts.append("--canasta-check-protocol")
+        elif self.engine_spec != DEFAULT_ENGINE:
+            parts += ["--canasta-engine", self.engine_spec]
+        if self.known_failures_file:
+            parts += ["--canasta-known-failures", self.known_failures_file]
+        if self.strict_rules:
+            parts.append("--canasta-strict-rules")
+        import_path = os.environ.get("PYTHONPATH")
+        return (f"PYTHONPATH={shlex.quote(import_path)} " if import_path else "") + shlex.join(parts)
+
+
+def _pytest_command() -> list[str]:
+    """``pytest`` when the one on PATH runs in this Python's environment, else ``python -m pytest``."""
+    found = shutil.which("pytest")
+    if found and Path(found).parent == Path(sys.executable).parent:
+        return ["pytest"]
+    return [sys.executable, "-m", "pytest"]
+
+
+def _shown_path(path: Path, start: Path) -> str:
+    """``path`` relative to the directory the run started in when it lies below it, else absolute."""
+    absolute = path.resolve()
+    try:
+        return str(absolute.relative_to(start.resolve()))
+    except ValueError:
+        return str(absolute)
+
+
+def _named_scenario_roots(config: pytest.Config) -> list[Path]:
+    here = config.invocation_params.dir
+    roots = [scenarios_dir().resolve(), *((here / p).resolve() for p in config.getoption("canasta_scenarios") or ())]
+    for arg in config.args:
+        path = (here / arg.split("::")[0]).resolve()
+        if path.suffix in SCENARIO_SUFFIXES and path.is_file():
+            roots.append(path)
+    return roots
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise ValueError(text)
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("canasta", "Canasta conformance suite")
+    group.addoption("--canasta", action="store_true", help="run the Canasta scenario corpus (installed with the package)")
+    group.addoption(
+        "--canasta-scenarios", metavar="PATH", action="append", default=[],
+        help="every YAML file under PATH is a scenario (repeatable; by default a scenario is a YAML file in a "
+        "folder named 'scenarios', or a YAML file named on the command line)",
+    )
+    group.addoption(
+        "--canasta-engine", metavar="NAME|MODULE:FACTORY", default=None,
+        help=f"the engine under test: the name of an installed engine (entry-point group canasta.engines) or a "
+        f"zero-argument factory (default: {DEFAULT_ENGINE}, the reference engine)",
+    )
+    group.addoption(
+        "--canasta-engine-cmd", metavar="COMMAND", default=None,
+        help="the engine under test: a program speaking the JSON-lines protocol on stdin/stdout "
+        "(one process per xdist worker, restarted after an error; see docs/protocol.md)",
+    )
+    group.addoption(
+        "--canasta-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT,
+        help=f"how long an engine program may take to answer one request (default: {DEFAULT_TIMEOUT:g})",
+    )
+    group.addoption(
+        "--canasta-run-timeout", metavar="SECONDS", type=_seconds, default=None,
+        help="a time budget for the whole run: once spent, the engine program is stopped and every scenario "
+        "not yet run is reported as an error (default: none)",
+    )
+    group.addoption(
+        "--canasta-max-engine-faults", metavar="N", type=_count, default=MAX_CONSECUTIVE_FAULTS,
+        help="after N scenarios in a row lose the engine program (a timeout, a crash, garbage), report the "
+        f"remaining scenarios as errors at once (default {MAX_CONSECUTIVE_FAULTS}; 0: never)",
+    )
+    group.addoption(
+        "--canasta-allow-no-run", action="store_true",
+        help="do not fail a run in which no scenario was executed (e.g. an engine that supports none of them)",
+    )
+    group.addoption(
+        "--canasta-check-protocol", action="store_true",
+        help="validate every message to and from the engine program against spec/schema/protocol.schema.json; "
+        "a violation is an error of the scenario",
+    )
+    group.addoption(
+        "--canasta-known-failures", metavar="FILE", default=None,
+        help="YAML of scenario ids the engine is expected to fail, with reasons: reported as xfail; "
+        "a listed scenario that passes fails the run",
+    )
+    group.addoption(
+        "--canasta-write-known-failures", metavar="FILE", default=None,
+        help="after the run, write the failing scenarios to FILE (reasons already in FILE are kept)",
+    )
+    group.addoption(
+        "--canasta-strict-rules", action="store_true",
+        help="for an engine that declares cites_rules: a rejection citing any rule but the scenario's own "
+        "(even a broader one) fails the scenario instead of being reported as rule-differs",
+    )
+    group.addoption(
+        "--canasta-tier", choices=TIERS, default=None,
+        help="run only the scenarios of this tier: core (rules the sources state) or reading "
+        "(rules the sources do not settle: confidence C, design notes, unshared conflict readings)",
+    )
+    group.addoption("--canasta-report", metavar="FILE.json", default=None, help="write a JSON report of every scenario's result")
+    group.addoption(
+        "--canasta-matrix", metavar="FILE.md", default=None,
+        help="write a Markdown conformance matrix: rule areas x results, and the failing rules of each area",
+    )
+    group.addoption(
+        "--canasta-fuzz", metavar="N", type=int, default=0,
+        help="run N differential fuzz games against the engine under test, one test item each (without paths, only these)",
+    )
+    group.addoption("--canasta-fuzz-seed", metavar="S", type=int, default=0, help="the fuzz campaign's seed (default 0)")
+    group.addoption("--canasta-fuzz-variant", metavar="VARIANT", default="classic", help="the variant the fuzz games play (default classic)")
+    group.addoption("--canasta-fuzz-out", metavar="DIR", default=None, help="write each shrunk fuzz finding to DIR/<id>.yaml")
+    parser.addini("canasta_engine", "the engine under test (MODULE:FACTORY)", default="")
+    parser.addini("canasta_engine_cmd", "the engine under test: a program speaking the JSON-lines protocol", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    state = config.stash[_SESSION_KEY] = CanastaState(config)
+    if not hasattr(config, "workerinput"):  # the process that reports: serial, or the xdist controller
+        collector = config.stash[_COLLECTOR_KEY] = ResultCollector(config, state.report_header)
+        config.pluginmanager.register(collector, "canasta-results")
+    if config.getoption("canasta_fuzz"):
+        from .fuzz_plugin import FuzzCampaign
+
+        config.pluginmanager.register(FuzzCampaign(config, state), "canasta-fuzz")
+    for area in _areas():
+        config.addinivalue_line("markers", f"canasta_{area}: Canasta scenarios of rule area {area!r}")
+    config.addinivalue_line("markers", "canasta: every Canasta scenario")
+    for tier in TIERS:
+        config.addinivalue_line("markers", f"canasta_{tier}: Canasta scenarios of the {tier} tier")
+    if config.getoption("canasta"):
+        corpus = str(scenarios_dir())
+        if config.args_source == pytest.Config.ArgsSource.ARGS:
+            config.args.append(corpus)
+        else:
+            config.args[:] = [corpus]
+
+
+def _areas() -> list[str]:
+    """Rule areas from spec.yaml alone (cheap: every pytest run with the plugin installed needs them)."""
+    try:
+        meta = read_yaml(spec_dir() / "spec.yaml").data
+        return [area["id"] for area in meta["areas"]]
+    except (OSError, YamlError, KeyError, TypeError):
+        return []
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if not (config.getoption("canasta") or config.getoption("canasta_engine") or config.getoption("canasta_engine_cmd")):
+        return []
+    return [_header_line(config)]
+
+
+def _header_line(config: pytest.Config) -> str:
+    state: CanastaState = config.stash[_SESSION_KEY]
+    try:
+        caps = state._header_capabilities = state.session.capabilities
+        engine = f"{caps.name} {caps.version} ({state.engine_label})"
+    except Exception as error:  # noqa: BLE001
+        engine = f"{state.engine_label} (cannot start: {error})"
+    if config.pluginmanager.has_plugin("dsession"):
+        state.close()  # an xdist controller runs no scenario: each worker starts its own engine
+    try:
+        spec = f"{state.spec.name} {state.spec.version}"
+    except SpecError:
+        spec = "BROKEN (run 'canasta validate')"
+    return f"canasta: engine {engine}; spec {spec}"
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--canasta-tier``: deselect the scenarios of the other tier."""
+    tier = config.getoption("canasta_tier")
+    if tier is None:
+        return
+    other = [item for item in items if isinstance(item, ScenarioItem) and item.tier.name != tier]
+    if other:
+        config.hook.pytest_deselected(items=other)
+        chosen = set(map(id, other))
+        items[:] = [item for item in items if id(item) not in chosen]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In quiet runs pytest hides the header: still say which engine and spec are tested."""
+    config = session.config
+    scenarios = sum(isinstance(item, ScenarioItem) for item in session.items)
+    state: CanastaState = config.stash[_SESSION_KEY]
+    if scenarios and not state.engine_cmd:
+        try:  # an engine that cannot be imported is one usage error, not a failure per scenario
+            resolve_factory(state.engine_spec)
+        except EngineLoadError as error:
+            pytest.exit(f"--canasta-engine: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if scenarios and reporter is not None and config.get_verbosity() < 0:
+        reporter.write_line(f"{_header_line(config)}; {scenarios} scenarios")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state: CanastaState = parent.config.stash[_SESSION_KEY]
+    if is_scenario_file(file_path, parent.config.rootpath) or state.is_named_scenario(file_path):
+        return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A symlinked folder that leads back to one of its own parents (a loop) is walked once, not again."""
+    if collection_path.is_symlink() and collection_path.is_dir():
+        target = collection_path.resolve()
+        if target == collection_path.parent.resolve() or target in collection_path.parent.resolve().parents:
+            return True
+    return None
+
+
+class ScenarioFile(pytest.File):
+    def collect(self) -> Any:
+        state: CanastaState = self.config.stash[_SESSION_KEY]
+        try:
+            scenario = load_scenario_cached(self.path, state.spec)
+        except (ScenarioError, SpecError) as error:
+            yield BrokenScenarioItem.from_parent(self, name=self.path.stem, problems=str(error))
+            return
+        item = ScenarioItem.from_parent(self, name=scenario.id, scenario=scenario)
+        item.add_marker("canasta")
+        for area in scenario.rule_areas:
+            item.add_marker(f"canasta_{area}")
+        item.extra_keyword_matches.update(scenario.rules)
+        item.tier = scenario_tier(scenario, state.spec)
+        item.add_marker(f"canasta_{item.tier.name}")
+        reason = state.known_failures.get(scenario.id)
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(reason=f"known failure: {reason}", strict=True))
+            item.user_properties.append((KNOWN_FAILURE_PROPERTY, reason))
+        yield item
+
+
+class ScenarioFailed(Exception):
+    def __init__(self, result: Result) -> None:
+        super().__init__(result.message)
+        self.result = result
+
+
+class BrokenScenarioItem(pytest.Item):
+    """A scenario file that does not load: an error for this file only."""
+
+    def __init__(self, *, problems: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problems = problems
+
+    def setup(self) -> None:
+        self.user_properties += [("canasta_id", self.name), (STATUS_PROPERTY, "error")]
+        pytest.fail(
+            f"invalid scenario file:\n{self.problems}\n\ncheck it with: canasta validate {shlex.quote(str(self.path))}",
+            pytrace=False,
+        )
+
+    def runtest(self) -> None:  # pragma: no cover - setup always fails
+        pass
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"scenario file {self.path.name}"
+
+
+class ScenarioItem(pytest.Item):
+    def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+        self.tier = Tier("core")
+
+    def runtest(self) -> None:
+        state: CanastaState = self.config.stash[_SESSION_KEY]
+        areas = ",".join(self.scenario.rule_areas)
+        self.user_properties.append(("canasta_areas", areas))
+        try:
+            result = state.session.run(self.scenario)
+        except EngineLoadError as error:
+            self.user_properties.append((STATUS_PROPERTY, "error"))
+            raise pytest.UsageError(str(error)) from None
+        self._record(result)
+        if result.status == "unsupported":
+            # reported at the scenario file, not here (pytest's own skip marks do the same)
+            raise pytest.skip.Exception(f"unsupported: {result.message}", _use_item_location=True)
+        if result.status not in ("passed", "rule-differs"):
+            raise ScenarioFailed(result)
+
+    def _record(self, result: Result) -> None:
+        """The result as user properties: they reach the xdist controller, the reports and JUnit."""
+        self.user_properties += [
+            ("canasta_id", self.scenario.id), ("canasta_rules", ",".join(self.scenario.rules)),
+            (STATUS_PROPERTY, result.status), ("canasta_seconds", round(result.seconds, 6)),
+        ]
+        tier = result.tier or self.tier
+        self.user_properties.append(("canasta_tier", tier.name))
+        if tier.reasons:
+            self.user_properties.append(("canasta_tier_reasons", json.dumps([r.to_json() for r in tier.reasons])))
+        if tier.override:
+            self.user_properties.append(("canasta_tier_override", tier.override))
+        if result.citations:
+            self.user_properties.append(("canasta_citations", json.dumps([c.to_json() for c in result.citations])))
+        if result.status != "passed":
+            self.user_properties.append(("canasta_message", result.message))
+        if result.step is not None:
+            self.user_properties.append(("canasta_step", result.step + 1))
+            if result.action:
+                self.user_properties.append(("canasta_action", result.action))
+        if result.details and result.status in ("failed", "error"):
+            self.user_properties.append(("canasta_details", "\n".join(result.details)))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
+        if not isinstance(excinfo.value, ScenarioFailed):
+            return super().repr_failure(excinfo)
+        state: CanastaState = self.config.stash[_SESSION_KEY]
+        result = excinfo.value.result
+        lines = [*failure_lines(self.scenario, result, state.spec_or_none()), "", f"rerun just this scenario: {state.rerun_command(self.path)}"]
+        return "\n".join(lines)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"scenario {self.scenario.id}"
+
+
+#: the exit status of a run that collected scenarios but executed none (pytest's "no tests ran")
+NOTHING_RAN = pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def _nothing_ran(config: pytest.Config) -> str | None:
+    """Why the run tested nothing, if it collected scenarios and executed none of them."""
+    collector = config.stash.get(_COLLECTOR_KEY, None)
+    if collector is None or not collector.entries or config.getoption("canasta_allow_no_run"):
+        return None
+    statuses = [entry.status for entry in collector.entries.values()]
+    if any(status != "unsupported" for status in statuses):
+        return None
+    return (f"canasta: no scenario was executed: the engine supports none of the {len(statuses)} collected "
+            "(it declared them unsupported); the run fails (--canasta-allow-no-run accepts it)")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if exitstatus == pytest.ExitCode.OK and _nothing_ran(config) is not None:
+        session.exitstatus = NOTHING_RAN
+    workeroutput = getattr(config, "workeroutput", None)
+    caps = config.stash[_SESSION_KEY].known_capabilities()
+    if workeroutput is not None and caps is not None:
+        workeroutput[WORKER_ENGINE_KEY] = caps.to_json()  # for the controller's report header
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_SESSION_KEY, None)
+    if state is not None:
+        state.close()  # stop an engine process cleanly
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    collector = config.stash.get(_COLLECTOR_KEY, None)
+    if collector is None:
+        return
+    for line in collector.written:
+        terminalreporter.write_line(line)
+    why = _nothing_ran(config)
+    if why is not None:
+        terminalreporter.write_line(why, red=True)
+    by_area, totals = counts_by_area(collector.entries.values())
+    if not totals:
+        return
+    columns = shown_statuses(totals)
+    terminalreporter.section("Canasta conformance by rule area")
+    terminalreporter.write_line(f"{'area':<12}" + "".join(f"{c:>13}" for c in columns))
+    for area, counts in by_area.items():
+        terminalreporter.write_line(f"{area:<12}" + "".join(f"{counts[c]:>13}" for c in columns))
+    terminalreporter.write_line(
+        f"{'scenarios':<12}" + "".join(f"{totals[c]:>13}" for c in columns)
+        + "   (a scenario counts once in the total and once per area it touches)"
+    )
+    for tier, counts in counts_by_tier(collector.entries.values()).items():
+        terminalreporter.write_line(f"{'  ' + tier:<12}" + "".join(f"{counts[c]:>13}" for c in columns))
+    citations = citation_counts(collector.entries.values())
+    if citations:
+        terminalreporter.write_line(
+            f"rule citations: {citations.get('differs', 0)} differ from the scenario's rule (rule-differs: not failures "
+            f"unless --canasta-strict-rules), {citations.get('broader', 0)} name a broader rule (they agree)"
+        )
+        differing = sorted((e for e in collector.entries.values() if e.status == "rule-differs"), key=lambda e: e.id)
+        for entry in differing[:SHOWN_RULE_DIFFERS]:
+            terminalreporter.write_line(f"  rule-differs {entry.id}: {entry.message}")
+        if len(differing) > SHOWN_RULE_DIFFERS:
+            terminalreporter.write_line(f"  ... and {len(differing) - SHOWN_RULE_DIFFERS} more (every one is in --canasta-report and --canasta-matrix)")
