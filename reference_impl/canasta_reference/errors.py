@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from canasta_conformance.contract.errors import CanastaError
 
-class Illegal(Exception):
+
+class Illegal(CanastaError):
     """The action breaks rule ``rule`` (a spec rule ID)."""
 
     def __init__(self, rule: str, message: str) -> None:
@@ -12,5 +14,5 @@ class Illegal(Exception):
         self.message = message
 
 
-class Malformed(Exception):
+class Malformed(CanastaError):
     """The action does not fit the position at all (a card not in the hand, ...)."""

@@ -23,6 +23,7 @@ from canasta_conformance.contract.cards import Card, CardError, card
 from canasta_conformance.contract.spec import load_spec
 
 from .markup import scan
+from canasta_conformance.contract.errors import CanastaError
 
 SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 #: VARIATION SELECTOR-15: ask for the text (not the emoji) presentation of the suit symbols
@@ -118,7 +119,7 @@ def pile_html(items: Iterable[Card | str], freezes: Callable[[Card], bool] | Non
 
 
 
-class ShortcodeError(ValueError):
+class ShortcodeError(CanastaError, ValueError):
     """A card shortcode that names something other than cards."""
 
 

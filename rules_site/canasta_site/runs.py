@@ -17,6 +17,7 @@ from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup
 from canasta_conformance.contract.model import Action, Outcome, Position, ScoreSheet
 from canasta_conformance.running.runner import Result, Status, run_scenario
 from canasta_conformance.contract.scenario import Scenario
+from canasta_conformance.contract.errors import CanastaError
 
 def report_statuses() -> tuple[str, ...]:
     """Every status the runner gives a scenario, in its order (a column each in the report)."""
@@ -26,7 +27,7 @@ def report_statuses() -> tuple[str, ...]:
 TIME_LIMIT = 10.0
 
 
-class ScenarioTimeout(Exception):
+class ScenarioTimeout(CanastaError):
     """Raised inside the engine when a scenario runs longer than :data:`TIME_LIMIT`."""
 
 

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
+from .errors import CanastaError
 
 RANKS: tuple[str, ...] = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
 SUITS: tuple[str, ...] = ("C", "D", "H", "S")
@@ -27,7 +28,7 @@ RANK_NAMES = {
 SUIT_NAMES = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
 
 
-class CardError(ValueError):
+class CardError(CanastaError, ValueError):
     """A token that is not a card."""
 
 

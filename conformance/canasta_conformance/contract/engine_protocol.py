@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .model import Action, Outcome, Position, ScoreSheet
+from .errors import CanastaError
 
 if TYPE_CHECKING:
     from .spec import Spec
@@ -119,16 +120,16 @@ class Dealer(Protocol):
     def deal(self, setup: DealSetup) -> None: ...
 
 
-class EngineLoadError(RuntimeError):
+class EngineLoadError(CanastaError, RuntimeError):
     pass
 
 
-class OperationUnsupported(Exception):
+class OperationUnsupported(CanastaError):
     """Raised by an engine for an operation it does not implement (the JSON-lines transport
     answers ``unsupported``). The harness reports the scenario as unsupported, not failed."""
 
 
-class EngineFault(RuntimeError):
+class EngineFault(CanastaError, RuntimeError):
     """The engine misbehaved in a way the harness caught: a crash, a hang, an answer that breaks
     the protocol, or an error the engine reported. ``details`` hold the evidence (for an engine
     process: its traceback, the last messages both ways and its stderr)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
 from .cards import Card, card, sort_cards, sort_key
+from .errors import CanastaError
 
 Phase = Literal["draw", "play", "over"]
 PHASES: tuple[str, ...] = ("draw", "play", "over")
@@ -25,7 +26,7 @@ _RANK_INDEX = {rank: index for index, rank in enumerate((*MELD_RANKS, WILD_MELD)
 SPECIAL_HAND_KINDS: tuple[str, ...] = ("straight", "pairs", "pairs_with_wilds", "garbage")
 
 
-class FormatError(ValueError):
+class FormatError(CanastaError, ValueError):
     """Data that does not fit the exchange format (the ``path`` says where)."""
 
     def __init__(self, message: str, path: str = "") -> None:

@@ -22,13 +22,14 @@ from .engine_protocol import DealSetup
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
 from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, format_path, parse_path, read_yaml
+from .errors import CanastaError
 
 #: the folder name that makes the YAML files in it (and below it) scenario files
 SCENARIOS_FOLDER = "scenarios"
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
-class ScenarioError(ValueError):
+class ScenarioError(CanastaError, ValueError):
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__("\n".join(str(p) for p in problems))
         self.problems = problems

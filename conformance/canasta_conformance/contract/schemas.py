@@ -13,9 +13,10 @@ import jsonschema
 from .cards import TOKENS
 from .paths import schema_dir
 from .yamlio import EXCERPT_CHARS, PathPart, Problem, YamlError, decode_text, display_path, excerpt
+from .errors import CanastaError
 
 
-class SchemaFileError(ValueError):
+class SchemaFileError(CanastaError, ValueError):
     """A schema file of ``spec/schema`` that cannot be read: one :class:`Problem`, never a traceback."""
 
     def __init__(self, problem: Problem) -> None:

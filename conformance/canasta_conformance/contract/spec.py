@@ -25,11 +25,12 @@ from .schemas import SchemaFileError, schema_errors
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
 from .yamlio import PathPart, Problem, YamlDocument, YamlError, read_yaml
+from .errors import CanastaError
 
 RULE_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$")
 
 
-class SpecError(ValueError):
+class SpecError(CanastaError, ValueError):
     """The spec is broken; ``problems`` lists every problem found."""
 
     def __init__(self, problems: list[Problem]) -> None:
@@ -37,7 +38,7 @@ class SpecError(ValueError):
         self.problems = problems
 
 
-class VariantError(ValueError):
+class VariantError(CanastaError, ValueError):
     """An unknown variant, an unknown parameter or a value outside the parameter's schema."""
 
 

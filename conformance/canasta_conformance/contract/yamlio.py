@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from .errors import CanastaError
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -90,7 +91,7 @@ def parse_path(text: str) -> list[PathPart]:
     return parts
 
 
-class YamlError(ValueError):
+class YamlError(CanastaError, ValueError):
     """A file that cannot be read as YAML data; ``problems`` has every problem found (at least one)."""
 
     def __init__(self, problem: Problem, *more: Problem) -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from ..contract.engine_protocol import Engine
 from ..running.fuzz import Fuzzer, FuzzSettings, FuzzUnsupported
+from ..contract.errors import CanastaError
 
 FUZZ_PROPERTY = "canasta_fuzz"
 PROGRESS_EVERY = 2.0  # seconds between progress lines
@@ -99,7 +100,7 @@ class FuzzCampaign:
             reporter.write_line(f"  {line}")
 
 
-class FuzzFinding(Exception):
+class FuzzFinding(CanastaError):
     pass
 
 

@@ -34,6 +34,7 @@ from ..contract.spec import Spec, SpecError, load_spec
 from ..contract.tiers import Tier, scenario_tier
 from ..transports.subprocess_engine import DEFAULT_TIMEOUT, SubprocessEngine
 from ..contract.yamlio import YamlError, read_yaml
+from ..contract.errors import CanastaError
 
 _SESSION_KEY = pytest.StashKey["CanastaState"]()
 #: rule-differs scenarios listed by name in the terminal summary
@@ -404,7 +405,7 @@ class ScenarioFile(pytest.File):
         yield item
 
 
-class ScenarioFailed(Exception):
+class ScenarioFailed(CanastaError):
     def __init__(self, result: Result) -> None:
         super().__init__(result.message)
         self.result = result

@@ -43,6 +43,7 @@ from ..contract.model import (
 )
 from ..contract.scenario import setup_problems
 from ..contract.spec import Spec, load_spec
+from ..contract.errors import CanastaError
 
 Kind = Literal["start", "verdict", "citation", "position", "score", "legal_actions", "error"]
 Start = Position | DealSetup
@@ -163,7 +164,7 @@ class FuzzStats:
         )
 
 
-class EngineRaised(Exception):
+class EngineRaised(CanastaError):
     """The engine under test raised while the fuzzer drove it (not an oracle problem)."""
 
     def __init__(self, operation: str, error: BaseException) -> None:
@@ -498,7 +499,7 @@ def near_misses(oracle: Engine, position: Position, legal: Sequence[Action], rul
 # Playing games
 
 
-class FuzzUnsupported(Exception):
+class FuzzUnsupported(CanastaError):
     """The engine cannot be fuzzed with these settings (variant, options, or an operation)."""
 
 

@@ -16,6 +16,7 @@ import yaml
 
 from ..contract.schemas import schema_errors
 from ..contract.yamlio import Problem, YamlError, display_path, read_yaml
+from ..contract.errors import CanastaError
 
 #: statuses that mean "the engine does not pass this scenario" (xfail: it still fails)
 FAILING = frozenset({"failed", "error", "xfail"})
@@ -24,7 +25,7 @@ PASSING = frozenset({"passed", "xpass", "rule-differs"})
 REASON_CHARS = 200
 
 
-class KnownFailuresError(ValueError):
+class KnownFailuresError(CanastaError, ValueError):
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__("\n".join(str(p) for p in problems))
         self.problems = problems

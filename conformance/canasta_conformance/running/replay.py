@@ -7,9 +7,10 @@ from ..contract.engine_protocol import DealSetup, Engine
 from ..contract.model import NextHand, format_action
 from ..contract.records import GameRecord
 from .diff import full_position_diff, score_diff
+from ..contract.errors import CanastaError
 
 
-class ReplayError(AssertionError):
+class ReplayError(CanastaError):
     pass
 
 

@@ -22,6 +22,7 @@ from ..contract.model import Action, Outcome, format_action
 from ..contract.scenario import Scenario, Step
 from ..contract.spec import Spec, load_spec
 from ..contract.tiers import Tier, scenario_tier
+from ..contract.errors import CanastaError
 
 Status = Literal["passed", "failed", "error", "unsupported", "rule-differs"]
 #: a citation that is a broader rule of an expected one agrees; any other differs
@@ -99,7 +100,7 @@ class Result:
         return "\n".join([head, *(f"    {line}" for line in self.details)])
 
 
-class StepFailure(Exception):
+class StepFailure(CanastaError):
     def __init__(self, message: str, details: list[str] | tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.message = message

@@ -27,13 +27,14 @@ from ..contract.engine_protocol import DealSetup
 from ..contract.scenario import Scenario, Step, load_scenarios, scenario_files
 from ..contract.spec import Spec, VariantError, load_spec
 from ..contract.tiers import scenario_tier
+from ..contract.errors import CanastaError
 
 FORMAT = "canasta-corpus"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 
 
-class ExportError(ValueError):
+class ExportError(CanastaError, ValueError):
     """The corpus cannot be exported (a broken scenario file, an unresolvable variant)."""
 
 

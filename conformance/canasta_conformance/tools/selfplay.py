@@ -19,12 +19,13 @@ from ..contract.engine_protocol import DealSetup, Dealer, Engine, LegalActions
 from ..contract.model import Action, Answer, Discard, Draw, EndTurn, Meld, NextHand, SpecialHand, TakePile
 from ..contract.records import GameRecord, HandRecord
 from ..contract.spec import Spec
+from ..contract.errors import CanastaError
 
 #: how often the player answers "may I go out?" with yes
 YES_RATE = 0.7
 
 
-class SelfPlayError(RuntimeError):
+class SelfPlayError(CanastaError, RuntimeError):
     """The engine listed no action in a live position, refused an action it listed, or a hand did
     not end within the action budget."""
 

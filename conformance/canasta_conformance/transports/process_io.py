@@ -15,6 +15,7 @@ import threading
 import time
 from collections import deque
 from typing import IO, Protocol
+from ..contract.errors import CanastaError
 
 STDERR_LINES = 20
 #: a stderr line is kept up to this many bytes (an endless line without a newline costs no more)
@@ -24,11 +25,11 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 _CHUNK = 1 << 16
 
 
-class ReplyTimeout(Exception):
+class ReplyTimeout(CanastaError):
     pass
 
 
-class LineTooLong(Exception):
+class LineTooLong(CanastaError):
     """The engine wrote more than the maximum line size without a newline."""
 
     def __init__(self, limit: int) -> None:

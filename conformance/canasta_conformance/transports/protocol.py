@@ -16,6 +16,7 @@ from typing import Any
 from ..contract.cards import card
 from ..contract.engine_protocol import Capabilities, DealSetup
 from ..contract.schemas import definition_errors
+from ..contract.errors import CanastaError
 
 PROTOCOL_VERSION = 1
 
@@ -29,7 +30,7 @@ REPLY_DEFINITIONS: Mapping[str, str] = {
 }
 
 
-class ProtocolError(ValueError):
+class ProtocolError(CanastaError, ValueError):
     """A message that breaks the protocol: not JSON, not an object, or not what the schema says."""
 
 
