@@ -91,6 +91,28 @@ def test_serve_refuses_a_deal_with_impossible_multiplicities():
     assert "deck: KH appears 5 times but the deck holds it 2 times" in reply["error"]["message"]
 
 
+def _classic_deck() -> list[str]:
+    ranks = ["A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"]
+    return [f"{rank}{suit}" for _ in range(2) for rank in ranks for suit in "CDHS"] + ["JK"] * 4
+
+
+def test_serve_refuses_a_deck_too_short_to_deal_and_plays_a_stacked_deck_with_its_own_cards():
+    # Four hands of 11 and an upcard need 45 cards: 44 are refused, 45 (a stacked deck) are dealt and
+    # the stock is empty; the whole deck of 108 leaves 63 in the stock. (docs/protocol.md, "Deck")
+    deck = _classic_deck()
+    assert len(deck) == 108
+    short = reply_to(json.dumps({"seq": 1, "op": "deal", "variant": "classic", "dealer": 0, "deck": deck[:44]}))
+    assert "deck: the deal needs at least 45 cards, the deck has 44" in short["error"]["message"]
+    for size, stock in ((45, 0), (108, 63)):
+        server = Server(create_engine())
+        reply = reply_to(json.dumps({"seq": 1, "op": "deal", "variant": "classic", "dealer": 0, "deck": deck[:size]}), server)
+        assert reply == {"seq": 1, "ok": True}
+        position = reply_to('{"seq": 2, "op": "observe"}', server)["position"]
+        assert len(position["stock"]) == stock
+        assert sum(len(hand) for hand in position["hands"]) + len(position["pile"]) + len(position["stock"]) + sum(
+            len(threes) for threes in position["red_threes"]) == size
+
+
 def test_the_reference_engine_refuses_an_impossible_position_given_directly():
     from canasta_conformance.contract.model import Position
 
