@@ -162,6 +162,19 @@ def test_talons_and_a_wild_card_canasta_are_drawn():
     assert re.findall(r'data-card="(\w\w)"', talons)[:7] == ["AC", "AD", "AH", "AS", "KC", "KD", "KH"]
     expected = table.expected({"talons": [["KC", "KD", "KH"]]})
     assert "Next talon of 3 cards" in expected
+    assert "Turn card" in html and "drawn" in html  # a stock of one card: the turn card is gone
+
+
+def test_the_turn_card_is_shown_in_the_stock_of_a_modern_position():
+    """modern.deal.turn-card: the ninth card from the bottom of the stock is face up; Classic has none."""
+    stock = ["QS", "TS", "9S", "8S", "5S", "5H", "6S", "6H", "4S", "4H"]
+    position = Position.from_json({"variant": "modern-american", "hands": [["4C"], ["6C"], ["TH"], ["JH"]], "melds": [[], []], "stock": stock})
+    html = Table(SPEC.variant_rules("modern-american")).position(position)
+    turn = html[html.index("Turn card"):]
+    assert re.findall(r'data-card="(\w\w)"', turn)[0] == "TS"  # ten cards, top first: the 9th from the bottom is the 2nd
+    assert "9th card from the bottom" in turn
+    classic = Position.from_json({"hands": [["4C"], ["6C"], ["TH"], ["JH"]], "melds": [[], []], "stock": stock})
+    assert "Turn card" not in Table(SPEC.variant_rules("classic")).position(classic)
 
 
 # --------------------------------------------------------------------------------------------
@@ -526,6 +539,21 @@ def test_the_variants_table_highlights_what_differs(built: Built):
     default = SPEC.variant_parameters(SPEC.default_variant)["players"]
     for cell, variant in zip(cells, variants):
         assert ("cc-diff" in cell) == (SPEC.variant_parameters(variant)["players"] != default), variant
+
+
+def test_the_modern_rulebook_gathers_its_rules_with_their_scenarios_drawn(built: Built):
+    """The Modern American page reads as a rulebook: every rule of its own area under a topic, with
+    its scenarios drawn with cards; the variants page links to it."""
+    html = (built.site / "variants" / "modern-american" / "index.html").read_text(encoding="utf-8")
+    modern = SPEC.rules_in("modern")
+    assert modern and all(rule.id in html for rule in modern)
+    topics = re.findall(r'<h2 id="([^"]+)"', html)
+    assert topics.index("bonus-talons") < topics.index("going-out") < topics.index("scoring")
+    section = html[html.index('id="bonus-talons"'):html.index('id="the-discard-pile"')]
+    assert "modern-talon-first-side-takes-four-after-discard" in section and "data-card=" in section
+    assert "instead of" in html  # the Classic rules it plays with other values
+    variants = (built.site / "variants" / "index.html").read_text(encoding="utf-8")
+    assert "modern-american/" in variants and "The rulebook of Modern American Canasta" in variants
 
 
 def test_the_conformance_report_counts_every_scenario(built: Built):

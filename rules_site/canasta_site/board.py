@@ -62,6 +62,19 @@ class Table:
             shown = f"<span>top first:</span> {shown}"
         return f'<span class="cc-stock">{back}{shown}</span>'
 
+    def turn_card(self, stock: Sequence[Card]) -> str:
+        """modern.deal.turn-card: the card turned face up the given number of cards from the bottom
+        of the stock (no talon is taken once it has been drawn); empty where the game has none."""
+        place = self.rules.bonus_talon_turn_card_from_bottom
+        if place is None:
+            return ""
+        where = f"{_ordinal(place)} card from the bottom of the stock, face up"
+        if len(stock) < place:
+            return f'<span class="cc-turn-card">drawn <small>(it was the {where}): no talon is taken any more</small></span>'
+        turned = stock[len(stock) - place]  # the stock is listed top first
+        drawn = cards_html([turned], label=f"Turn card, the {where}")
+        return f'<span class="cc-turn-card">{drawn} <small>the {where}: talons are taken until it is drawn</small></span>'
+
     def talons(self, talons: Sequence[Sequence[Card]]) -> str:
         """The bonus talons not yet taken (Modern American), the next one first: each a face-down
         stack with its cards shown beside it."""
@@ -99,6 +112,9 @@ class Table:
         rows.append(_head("Centre"))
         rows.append(_row("Discard pile <small>bottom → top</small>", self.pile(position.pile)))
         rows.append(_row("Stock", self.stock(position.stock)))
+        turn_card = self.turn_card(position.stock)
+        if turn_card:
+            rows.append(_row("Turn card", turn_card))
         talons = getattr(position, "talons", ())
         if talons:
             rows.append(_row("Talons <small>next first</small>", self.talons(talons)))
@@ -164,6 +180,8 @@ class Table:
             rows.append(_row("Cards in the pile", str(raw["pile_count"])))
         if "stock" in raw:
             rows.append(_row("Stock", self.stock(_parse(raw["stock"]))))
+        if "stock" in raw and self.turn_card(_parse(raw["stock"])):
+            rows.append(_row("Turn card", self.turn_card(_parse(raw["stock"]))))
         if "stock_count" in raw:
             rows.append(_row("Cards in the stock", str(raw["stock_count"])))
         if "talons" in raw:
@@ -256,6 +274,11 @@ def _rank_name(rank: str | None) -> str:
 
 def _ranks(ranks: Sequence[str]) -> str:
     return _join([_RANK_NAMES.get(r, r) for r in ranks])
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _join(items: Sequence[str]) -> str:

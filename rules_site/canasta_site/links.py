@@ -61,6 +61,11 @@ def rule_page(area: str) -> str:
     return f"rules/{area}.md"
 
 
+def variant_page(variant: str) -> str:
+    """The rulebook page of a variant with rules of its own (an area naming it in spec.yaml)."""
+    return f"variants/{variant}.md"
+
+
 def scenario_page(area: str, scenario_id: str) -> str:
     return f"scenarios/{area}/{scenario_id}.md"
 

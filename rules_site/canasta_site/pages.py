@@ -28,7 +28,7 @@ from canasta_conformance.contract.spec import Rule, Spec, VariantError, load_spe
 from .board import Table
 from .links import (
     CONFLICTS, PARAMETERS, REPORT, RULES_INDEX, SCENARIOS_INDEX, SCHEMAS_INDEX, SOURCES, VARIANTS,
-    Linker, parameter_anchor, rel, rule_page, scenario_area_page, scenario_page, table_cell,
+    Linker, parameter_anchor, rel, rule_page, scenario_area_page, scenario_page, table_cell, variant_page,
 )
 from .runs import Report, Trace, report_statuses, run_report
 from .schemadoc import SchemaFile, SchemaWriter, schema_files
@@ -319,6 +319,7 @@ class Pages:
             self.rules_area(area.id, area.title)
         self.parameters_page()
         self.variants_page()
+        self.variant_rulebooks()
         self.conflicts_page()
         self.sources_page()
         self.scenarios_pages()
@@ -417,6 +418,7 @@ class Pages:
                 "sources": info.sources, "notes": info.notes, "open_questions": info.open_questions,
                 "players": self.variant_values[variant_id].get("players", ""), "is_default": variant_id == self.default,
                 "differences": self.differences(variant_id), "scenarios": self.scenarios_by_variant.get(variant_id, []),
+                "rulebook": variant_page(variant_id) if self.own_areas(variant_id) else None,
                 "engine": "plays it" if played else "not yet" if caps else "not run",
                 "engine_sentence": "played by the reference engine" if played else
                                    "not played by the reference engine yet" if caps else "the corpus was not run",
@@ -430,6 +432,47 @@ class Pages:
                 same.append((name, values[0]))
         self.add(VARIANTS, "variants.md.j2", variants=variants, engine=engine, differing=differing, same=same,
                  default=self.spec.variants[self.default])
+
+    def own_areas(self, variant: str) -> list[str]:
+        """The rule areas holding the variant's own rules (spec.yaml: an area naming the variant)."""
+        return [area.id for area in self.spec.areas.values() if area.variant == variant]
+
+    def variant_rulebooks(self) -> None:
+        """A rulebook page for each variant with rules of its own (Modern American): its rules in
+        the spec's order under their topics, each with its statement and its scenarios drawn as on
+        the rule pages, then the Classic rules it plays with other values."""
+        pages: Nav = []
+        for variant_id in self.variant_order:
+            areas = self.own_areas(variant_id)
+            if not areas:
+                continue
+            page = variant_page(variant_id)
+            links = PageLinks(self.linker, self.spec, page)
+            info = self.spec.variants[variant_id]
+            topics: dict[str, list[dict[str, Any]]] = {}
+            conflicts: dict[str, Any] = {}
+            for area in areas:
+                for rule in self.spec.rules_in(area):
+                    scenarios = [s for s in self.scenarios_by_rule.get(rule.id, []) if s.variant == variant_id]
+                    rows = [(s, self.key_step(s, rule.id)) for s in scenarios]
+                    topic = _TOPICS.get(rule.id.split(".")[1], rule.id.split(".")[1].replace("-", " ").capitalize())
+                    topics.setdefault(topic, []).append({
+                        "id": rule.id, "title": rule.title, "statement": rule.statement, "note": rule.note,
+                        "kind": rule.kind, "confidence": rule.confidence, "narrows": rule.narrows,
+                        "sources": list(dict.fromkeys(src["source"] for src in rule.sources)),
+                        "scenario_count": len(scenarios),
+                        "scenarios_html": self.site.slot(render("rule_scenarios.html.j2", L=links, rows=rows)) if rows else "",
+                    })
+                    for conflict in self.spec.conflicts.values():
+                        if rule.id in conflict.rules:
+                            conflicts[conflict.id] = conflict
+            self.add(page, "variant_rulebook.md.j2", v=info, topics=list(topics.items()),
+                     differences=self.differences(variant_id), default=self.spec.variants[self.default],
+                     conflicts=list(conflicts.values()), scenarios=self.scenarios_by_variant.get(variant_id, []),
+                     area_pages=[(self.area_title(a), rule_page(a)) for a in areas])
+            pages.append((f"{info.title}: the rulebook", page))
+        if pages:
+            self.site.sections[VARIANTS] = pages
 
     # ---- conflicts and sources
 
@@ -586,4 +629,12 @@ class Pages:
 
 
 #: stands in for a schema file when describing a parameter's inline schema (it has no $ref)
+#: the topics of a variant's rulebook, by the second part of a rule ID (modern.talon.* -> Bonus talons)
+_TOPICS = {
+    "deal": "The deal", "draw": "The turn", "talon": "Bonus talons", "pile": "The discard pile",
+    "initial": "The initial meld", "meld": "Melds", "sevens": "Sevens and aces", "aces": "Sevens and aces",
+    "wild-meld": "The wild-card meld", "out": "Going out", "discard": "Discarding", "special-hand": "Special hands",
+    "score": "Scoring", "game": "The game",
+}
+
 _PARAMETER_SCHEMA = SchemaFile("parameters", Path("parameters.schema.json"), "schema/parameters.schema.json", {})

@@ -120,6 +120,8 @@ class Conflict:
 class Area:
     id: str
     title: str
+    #: the variant whose own rules the area holds (Modern American's), if any
+    variant: str | None = None
 
 
 @dataclass
@@ -271,7 +273,7 @@ def read_spec(root: Path) -> Spec:
         name=meta.get("name", "Canasta"),
         version=meta.get("version", "0.0.0"),
         default_variant=meta.get("default_variant", "classic"),
-        areas={a["id"]: Area(a["id"], a["title"]) for a in meta.get("areas", [])},
+        areas={a["id"]: Area(a["id"], a["title"], a.get("variant")) for a in meta.get("areas", [])},
         rules={}, parameters={}, variants={}, conflicts={}, sources={}, problems=problems,
     )
     _read_sources(spec, root / "sources.yaml")
@@ -282,6 +284,9 @@ def read_spec(root: Path) -> Spec:
     _cross_check_rules(spec, rule_docs)
     if spec.default_variant not in spec.variants:
         problems.append(Problem("spec.yaml", 0, "default_variant", f"unknown variant {spec.default_variant!r}"))
+    for area in spec.areas.values():
+        if area.variant is not None and area.variant not in spec.variants:
+            problems.append(Problem("spec.yaml", 0, "areas", f"area {area.id!r}: unknown variant {area.variant!r}"))
     problems[:] = dict.fromkeys(problems)  # one broken schema file is met by every document checked against it
     return spec
 
