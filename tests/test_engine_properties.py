@@ -17,7 +17,8 @@ from canasta_conformance.contract.records import GameRecord
 from canasta_conformance.running.replay import replay
 from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
-from canasta_reference.selfplay import MeldingPlayer, RandomPlayer, play_game
+from canasta_reference.selfplay import RandomPlayer, play_game
+from players import EngineMeldingPlayer
 from strategies import actions
 
 SPEC = load_spec()
@@ -120,7 +121,7 @@ def test_every_supported_variant_plays_whole_hands_that_conserve_cards(variant):
     params = SPEC.variant_parameters(variant)
     engine = ReferenceEngine(SPEC)
     rng = random.Random(variant)
-    players = (RandomPlayer(rng), MeldingPlayer(rng))
+    players = (RandomPlayer(rng), EngineMeldingPlayer(rng))
     for number in range(SELFPLAY_HANDS):
         player = players[number % 2]
         deck = full_deck(params["deck.packs"], params["deck.jokers"])
@@ -146,7 +147,7 @@ def _random_position(seed: int, steps: int, variant: str = "classic") -> Referen
     rng.shuffle(deck)
     first = seed % params["players"] if params["deal.first_player"] == "random" else None
     engine.deal(DealSetup(variant, {}, seed % params["players"], tuple(deck), first_player=first))
-    player = MeldingPlayer(rng) if seed % 2 else RandomPlayer(rng)
+    player = EngineMeldingPlayer(rng) if seed % 2 else RandomPlayer(rng)
     for _ in range(steps):
         if engine.state.phase == "over":
             break

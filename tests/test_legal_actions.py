@@ -18,8 +18,8 @@ from canasta_conformance.contract.model import (
 )
 from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
-from canasta_reference.selfplay import MeldingPlayer
 from legal_equivalence import covered
+from players import EngineMeldingPlayer
 
 SPEC = load_spec()
 SUPPORTED = ReferenceEngine(SPEC).capabilities().variants  # every variant the engine plays, Modern American included
@@ -47,7 +47,7 @@ def choose(engine: ReferenceEngine, rng: random.Random) -> Action:
     listed = engine.legal_actions()
     if Answer(True) in listed and rng.random() < 0.8:
         return Answer(True)
-    return MeldingPlayer(rng).choose(engine) if rng.random() < 0.5 else rng.choice(listed)
+    return EngineMeldingPlayer(rng).choose(engine) if rng.random() < 0.5 else rng.choice(listed)
 
 
 def candidates(position: Position, listed: list[Action], rng: random.Random, wild: frozenset[str], count: int = 60) -> list[Action]:

@@ -15,7 +15,9 @@ from canasta_conformance.contract.model import Discard
 from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.errors import Illegal
-from canasta_reference.selfplay import MeldingPlayer, RandomPlayer, play_game
+from canasta_conformance.tools.selfplay import play_game
+from canasta_reference.selfplay import RandomPlayer
+from players import EngineMeldingPlayer
 from canasta_reference.special_hands import check_special_hand
 
 SPEC = load_spec()
@@ -113,7 +115,7 @@ def test_the_melding_self_play_player_conserves_cards_and_only_plays_listed_acti
     limits (seven cards, two wild cards, no wild card in sevens)."""
     engine = ReferenceEngine(SPEC)
     rng = random.Random(seed)
-    player = MeldingPlayer(rng)
+    player = EngineMeldingPlayer(rng)
     deck = full_deck()
     rng.shuffle(deck)
     engine.deal(DealSetup(VARIANT, {}, seed % 4, tuple(deck)))
@@ -135,7 +137,7 @@ def test_the_melding_self_play_player_conserves_cards_and_only_plays_listed_acti
 def test_self_play_plays_modern_hands_that_end_by_going_out():
     """`canasta play --variant modern-american` plays real Modern: some hands end by a player going
     out (two canastas and a final discard), not only by the end of the stock."""
-    record = play_game(1, VARIANT, max_hands=20)
+    record = play_game(ReferenceEngine(SPEC), SPEC, 1, VARIANT, max_hands=20)
     endings = [hand.final.ended for hand in record.hands if hand.final is not None and hand.final.ended is not None]
     went_out = [e for e in endings if e.reason == "went_out"]
     assert went_out, [e.reason for e in endings]

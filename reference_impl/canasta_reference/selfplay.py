@@ -1,9 +1,6 @@
-"""Self-play: whole games between players that choose among the legal actions, and records that
-replay exactly.
-
-``canasta play`` and :func:`play_game` use :class:`MeldingPlayer`, which picks only from
-``legal_actions()`` and prefers melding, so hands end by going out as well as by the end of the
-stock (Modern American included: two canastas and a final discard).
+"""Self-play: whole games between random legal players, and records that replay exactly.
+(``canasta play`` uses the player of canasta_conformance.tools.selfplay, which picks from
+``legal_actions()`` on any engine.)
 
 The random player is cheap by design (it draws one candidate of each kind instead of listing
 every legal action), so thousands of hands run in a test: at the start of a turn it takes the
@@ -21,10 +18,9 @@ from typing import Any
 from canasta_conformance.contract.cards import Card, full_deck, sort_cards
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import (
-    WILD_MELD, Action, Answer, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, NextHand, SpecialHand, TakePile,
+    Action, Answer, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, NextHand, SpecialHand, TakePile,
 )
 from canasta_conformance.contract.records import GameRecord, HandRecord
-from canasta_conformance.contract.variant_rules import VariantRules
 
 from .engine import ReferenceEngine
 
@@ -140,117 +136,6 @@ class RandomPlayer:
             yield Meld((MeldGroup((wilds[0],), self.rng.choice(sorted(side_melds))),))
 
 
-SMALL_PILE = 3  # a side that may go out takes only a pile this small (a bigger one fills the hand)
-
-
-class MeldingPlayer:
-    """A player that chooses only among ``legal_actions()``: it lays a special hand when it can,
-    takes the pile when it can (the take laying the most cards; once the side may go out, only a
-    small pile), melds while a meld is listed (the one completing the most canastas, then laying
-    the most natural cards and the fewest wild cards; it starts no meld of
-    sevens, of aces or of wild cards alone that it could not finish, as those cost a penalty in
-    Modern American), and discards a card of a rank it has fewest of (wild cards last). It goes out
-    whenever a listed action does, so whole games end by going out, not only by the end of the
-    stock."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def choose(self, engine: ReferenceEngine) -> Action:
-        state = engine.state
-        assert state is not None and state.phase != "over"
-        listed = engine.legal_actions()
-        if not listed:
-            raise RuntimeError(f"no legal action listed in {engine.observe().to_json()}")
-        if state.question == "pending":
-            return Answer(self.rng.random() < 0.7)
-        specials = [a for a in listed if isinstance(a, SpecialHand)]
-        if specials:
-            return specials[0]
-        takes = [a for a in listed if isinstance(a, TakePile) and not self._risky(engine, Meld((MeldGroup((*a.cards, state.pile[-1])),)))]
-        if takes and (state.canastas(state.side) < 1 or len(state.pile) <= 3):
-            return max(takes, key=lambda a: (self._laid(a), self.rng.random()))
-        melds = [a for a in listed if isinstance(a, Meld) and not self._risky(engine, a)]
-        if melds:
-            return max(melds, key=lambda a: (self._canastas(engine, a), self._laid(a) - 2 * self._wilds(engine, a), self.rng.random()))
-        for kind in (Draw, EndTurn, Decline):
-            if kind() in listed:
-                return kind()
-        discards = [a for a in listed if isinstance(a, Discard)]
-        if discards:
-            return min(discards, key=lambda a: self._keep(engine, a.card))
-        return self.rng.choice(listed)
-
-    def _keep(self, engine: ReferenceEngine, card: Card) -> tuple[int, int, float]:
-        """How much the player wants to keep a card (the lowest is discarded): cards no meld can
-        take (a rank closed by a canasta, black threes) first, then by how few of its rank the hand
-        holds; cards of the side's open melds and wild cards last."""
-        state = engine.state
-        assert state is not None
-        rules = state.rules
-        size = rules.canasta_min_cards
-        closed = any(len(melds.get(card.rank, ())) >= size for melds in state.melds)
-        same = sum(n for c, n in state.hand.items() if c.rank == card.rank)
-        unwanted = card.rank not in state.melds[state.side] and self._penalty(rules, card.rank) and same < size
-        if closed or card.is_black_three or unwanted:
-            tier = 0
-        elif rules.is_wild(card):
-            tier = 3
-        elif card.rank in state.melds[state.side]:
-            tier = 2
-        else:
-            tier = 1
-        return tier, same, self.rng.random()
-
-    @staticmethod
-    def _penalty(rules: VariantRules, rank: str) -> int:
-        """The penalty for leaving a meld of ``rank`` unfinished (Modern American: sevens, aces,
-        wild cards alone; none elsewhere)."""
-        return {"7": rules.penalty_unfinished_sevens, "A": rules.penalty_unfinished_aces, WILD_MELD: rules.penalty_unfinished_wild_meld}.get(rank, 0)
-
-    @staticmethod
-    def _laid(action: Meld | TakePile) -> int:
-        return sum(len(g.cards) for g in action.melds) + (len(action.cards) if isinstance(action, TakePile) else 0)
-
-    @staticmethod
-    def _wilds(engine: ReferenceEngine, action: Meld) -> int:
-        rules = engine.state.rules if engine.state else None
-        assert rules is not None
-        return sum(1 for g in action.melds for c in g.cards if rules.is_wild(c))
-
-    @staticmethod
-    def _canastas(engine: ReferenceEngine, action: Meld) -> int:
-        """How many melds of the side reach the canasta size with this action."""
-        state = engine.state
-        assert state is not None
-        melds = state.melds[state.side]
-        size = state.rules.canasta_min_cards
-        made = 0
-        for group in action.melds:
-            rank = next((c.rank for c in group.cards if not state.rules.is_wild(c)), group.rank or WILD_MELD)
-            before = len(melds.get(rank, ()))
-            made += before < size <= before + len(group.cards)
-        return made
-
-    @staticmethod
-    def _risky(engine: ReferenceEngine, action: Meld) -> bool:
-        """Whether the action starts a meld whose unfinished state costs a penalty (sevens, aces,
-        wild cards alone) with fewer cards than it has in hand and on the table to finish it."""
-        state = engine.state
-        assert state is not None
-        rules = state.rules
-        melds = state.melds[state.side]
-        for group in action.melds:
-            rank = next((c.rank for c in group.cards if not rules.is_wild(c)), group.rank or WILD_MELD)
-            if rank in melds or not MeldingPlayer._penalty(rules, rank):
-                continue
-            wild = rank == WILD_MELD
-            have = sum(n for c, n in state.hand.items() if (rules.is_wild(c) if wild else c.rank == rank))
-            if have < rules.canasta_min_cards:
-                return True
-        return False
-
-
 def play_game(
     seed: int, variant: str = "classic", options: dict[str, Any] | None = None,
     max_hands: int = 200, max_actions_per_hand: int = 5000, engine: ReferenceEngine | None = None,
@@ -260,7 +145,7 @@ def play_game(
     options = dict(options or {})
     engine = engine or ReferenceEngine()
     rules = engine.rules_for(variant, options)
-    player = MeldingPlayer(rng)
+    player = RandomPlayer(rng)
     record = GameRecord(variant, options, seed)
     dealer = rng.randrange(rules.players)
     for number in range(max_hands):
@@ -280,7 +165,7 @@ def play_game(
     return record
 
 
-def play_hand(engine: ReferenceEngine, player: RandomPlayer | MeldingPlayer, hand: HandRecord, max_actions: int) -> None:
+def play_hand(engine: ReferenceEngine, player: RandomPlayer, hand: HandRecord, max_actions: int) -> None:
     for _ in range(max_actions):
         state = engine.state
         assert state is not None
