@@ -51,6 +51,27 @@ def test_fuzzing_finds_a_mutant_and_shrinks_it_into_a_small_scenario(name, seed,
     assert f"seed {seed}" in (scenario.notes or "") and "variant classic" in (scenario.notes or "")
 
 
+# (mutant, seed, game, kind): mutants random play seldom reaches, found from an arranged start (a
+# forced take at the exhausted stock, a canasta below the minimum, a concealed going out, a red
+# three under the pile); game g of seed s is always the same game, so one game each suffices
+RARE = [
+    ("no-forced-take", 0, 5, "verdict"),
+    ("bonuses-count-toward-minimum", 0, 39, "verdict"),
+    ("no-concealed-bonus", 0, 13, "score"),
+    ("red-three-upcard-does-not-freeze", 0, 9, "verdict"),
+]
+
+
+@pytest.mark.parametrize(("name", "seed", "game", "kind"), RARE, ids=[c[0] for c in RARE])
+def test_arranged_starts_reach_the_rare_rules(name, seed, game, kind, tmp_path):
+    fuzzer = Fuzzer(BY_NAME[name].factory()(), FuzzSettings(seed=seed), spec=SPEC)
+    findings = fuzzer.run([game])
+    assert findings and findings[0].kind == kind, f"{name} not found in game {game} of seed {seed}"
+    written = shrink_and_write(findings[0], fuzzer, SPEC, f"tests.mutants:{name}", tmp_path)
+    assert written.confirmed and not written.problems
+    assert written.cards_in_play is not None and written.cards_in_play <= 12
+
+
 def test_the_reference_against_itself_agrees():
     fuzzer = Fuzzer(oracle_factory()(), FuzzSettings(seed=7, hands_per_game=1), spec=SPEC)
     assert fuzzer.run(range(1)) == []

@@ -36,6 +36,7 @@ from canasta_reference.engine import ReferenceEngine  # noqa: E402
 NATURAL = ["4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]
 SUITS = "CDHS"
 VARIANTS = (("classic", 6), ("classic-2p", 1), ("online-classic", 1), ("classic-6p", 1))
+VARIANTS_USED = VARIANTS
 SCORES = (0, 0, 0, 0, 1500, 3000, -50)
 OUT_SHARE = 0.0
 CANASTA_SHARE = 0.0
@@ -221,9 +222,9 @@ def pool(n: int, seed: int) -> list[tuple[str, dict[str, Any], Position]]:
     engine = ReferenceEngine(spec)
     rng = random.Random(seed)
     out = []
-    weights = [w for _, w in VARIANTS]
+    weights = [w for _, w in VARIANTS_USED]
     while len(out) < n:
-        variant = rng.choices([v for v, _ in VARIANTS], weights)[0]
+        variant = rng.choices([v for v, _ in VARIANTS_USED], weights)[0]
         rules = spec.variant_rules(variant, {})
         raw = random_position(rng, variant, rules.players, rules.sides)
         try:
@@ -276,6 +277,7 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=600)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--canasta-share", type=float, default=0.0, help="share of hands holding a canasta's worth of one rank and another meld")
+    parser.add_argument("--variants", default=None, help="comma-separated variants of the generated positions (default: four Classic ones)")
     parser.add_argument("--short-share", type=float, default=0.0, help="share of short hands of a melded side (black threes, cards for its melds)")
     parser.add_argument("--red-pile-share", type=float, default=0.0, help="share of piles with a red three at the bottom")
     parser.add_argument("--out-share", type=float, default=0.0, help="share of hands built to be (nearly) all meldable")
@@ -289,7 +291,9 @@ def main() -> int:
     if args.only:
         wanted = set(args.only.split(","))
         mutants = [m for m in mutants if m.id in wanted]
-    global OUT_SHARE, CANASTA_SHARE, SHORT_SHARE, RED_PILE_SHARE
+    global OUT_SHARE, CANASTA_SHARE, SHORT_SHARE, RED_PILE_SHARE, VARIANTS_USED
+    if args.variants:
+        VARIANTS_USED = tuple((v, 1) for v in args.variants.split(","))
     SHORT_SHARE = args.short_share
     RED_PILE_SHARE = args.red_pile_share
     OUT_SHARE = args.out_share

@@ -41,6 +41,11 @@ def report(data: dict[str, Any], reasons: dict[str, str]) -> str:
     results = data["results"]
     survivors = [r for r in results if r["status"] == "survived"]
     skipped = [r for r in results if r["status"] == "skipped"]
+    kinds: dict[str, int] = {}
+    for r in survivors:
+        reason = reason_for(r["id"], reasons)
+        kind = "not analysed" if reason == UNANALYSED else reason.split(":", 1)[0].split()[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
     lines = [
         "# Mutation score of the scenario corpus",
         "",
@@ -49,26 +54,43 @@ def report(data: dict[str, Any], reasons: dict[str, str]) -> str:
         "swapped, a `not` dropped, a number moved by one, a `raise` or a call removed...), runs the",
         "corpus against each changed engine in-process, and counts the mutant *killed* when a scenario",
         "fails, errs, times out, cites another rule than the scenario expects, or is not supported.",
-        "The corpus alone is the test set: no unit test of the engine is involved.",
+        "The corpus alone is the test set: no unit test of the engine is involved. The modules measured",
+        "are those the engine runs (engine.py and what it imports, directly or not); the move",
+        "generator's memo cache is emptied around each mutant.",
         "",
-        "Reproduce (about 5-10 minutes with two workers on an idle machine):",
+        "Reproduce (one worker: about 30-45 minutes of one core; two workers halve it):",
         "",
         "```sh",
-        "python tools/mutate.py --jobs 2            # writes benchmarks/mutation/results.json",
-        "python tools/mutation_report.py            # writes this page from it",
+        "nice -n 10 python tools/mutate.py --jobs 1       # writes benchmarks/mutation/results.json",
+        "python tools/mutation_report.py                   # writes this page from it and tools/mutation_reasons.yaml",
+        "# after adding scenarios, re-run only the survivors and merge them into the results:",
+        "python tools/mutate.py --survivors-of benchmarks/mutation/results.json --update",
         "```",
         "",
         f"Run of {len(results)} mutants in {data.get('seconds', 0):.0f} s with {data.get('jobs', 1)} worker(s)"
-        + (f" on commit {data['commit']}" if data.get("commit") else "") + " (a shared, busy machine: times are not a benchmark).",
+        + (f" on commit {data['commit']}" if data.get("commit") else "")
+        + (f"; then {data['updated']}" if data.get("updated") else "")
+        + " (a shared, busy machine: times are not a benchmark).",
         "",
         "```text",
         summary(results),
         "```",
         "",
-        "CI runs a small fixed sample (tests/test_mutation_tool.py). To hunt a scenario that kills a",
-        "survivor, put the mutant behind the protocol and fuzz it against the reference:",
-        "`canasta fuzz --engine-cmd \"python tools/mutate.py --serve ID\" --minutes 2 --out found/`",
-        "(then review the scenario as docs/guides/fuzzing.md says).",
+        "Why the survivors survive, by kind (each survivor's reason is in the table below):",
+        "",
+        *(f"- {kind}: {count}" for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1])),
+        "",
+        "*Equivalent*: no scenario can tell the mutant from the reference through the protocol (the",
+        "same verdicts, positions, scores and citations, and legal-action lists that differ only by",
+        "actions the protocol's list equivalence leaves out or lets in). *Unreachable*: only a",
+        "position no play reaches, or one `canasta validate` rejects, shows it. *Gap*: a scenario",
+        "could kill it and is wanted. *Not analysed*: no reason written yet.",
+        "",
+        "CI runs a small fixed sample (tests/test_mutation_tool.py). To find a position that kills a",
+        "survivor, `python tools/hunt_mutants.py --only ID` compares the legal-action lists of the",
+        "reference and the mutant on generated positions; or put the mutant behind the protocol and",
+        "fuzz it: `canasta fuzz --engine-cmd \"python tools/mutate.py --serve ID\" --minutes 2 --out found/`.",
+        "Either way the scenario's expectations come from the rules (docs/guides/fuzzing.md).",
         "",
         f"## Survivors ({len(survivors)})",
         "",

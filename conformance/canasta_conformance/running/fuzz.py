@@ -486,6 +486,8 @@ def near_misses(oracle: Engine, position: Position, legal: Sequence[Action], rul
     rng.shuffle(candidates)
     if not position.stock and position.phase == "draw":  # the end of the stock: declining is the near miss that matters
         candidates.sort(key=lambda a: not isinstance(a, Decline))
+    elif position.phase == "play":  # a canasta laid below the minimum: rare, and it tests what counts toward it
+        candidates.sort(key=lambda a: not (isinstance(a, Meld) and len(a.melds) == 1 and len(a.melds[0].cards) >= rules.canasta_min_cards))
     chosen: list[Action] = []
     for action in candidates:
         if len(chosen) >= count:
