@@ -155,3 +155,55 @@ def test_an_engine_that_cannot_be_imported_stops_the_run_once(pytester):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines(["*Exit: --canasta-engine: cannot import engine module 'no_such_module'*"])
     assert "FAILED" not in result.stdout.str() and "failed" not in result.stdout.lines[-1]
+
+
+def test_every_option_has_an_ini_key_and_the_command_line_wins(pytester):
+    scenario(pytester, "ini-one")
+    scenario(pytester, "ini-two", area="meld")
+    pytester.makeini("[pytest]\ncanasta_report = out/report.json\ncanasta_timeout = 3\ncanasta_tier = core\ncanasta_strict_rules = true\n")
+    (pytester.path / "out").mkdir()
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2)
+    report = pytester.path / "out" / "report.json"  # relative to the ini file
+    assert '"ini-one"' in report.read_text()
+    option = pytester.parseconfigure().option
+    assert (option.canasta_timeout, option.canasta_tier, option.canasta_strict_rules) == (3.0, "core", True)
+    other = pytester.path / "other.json"
+    pytester.runpytest("--canasta-report", str(other))
+    assert other.exists()  # the command line wins over the ini key
+    assert pytester.parseconfigure("--canasta-timeout", "10").option.canasta_timeout == 10.0  # even with the default value
+    config = pytester.parseconfigure()
+    options = [o.dest for o in config._parser.getgroup("canasta").options]
+    assert len(options) >= 19
+    assert [dest for dest in options if dest not in config._parser._inidict] == []
+
+
+def test_a_bad_ini_value_is_a_usage_error(pytester):
+    pytester.makeini("[pytest]\ncanasta_tier = golden\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*canasta_tier = 'golden': choose one of core, reading*"])
+    pytester.makeini("[pytest]\ncanasta_timeout = soon\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*canasta_timeout = 'soon': not a valid value*"])
+
+
+def test_importing_the_plugin_loads_neither_the_harness_nor_yaml_nor_jsonschema():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pytest; before = set(sys.modules); import canasta_conformance.pytest_plugin.plugin; "
+        "print(sorted(m for m in set(sys.modules) - before))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "'canasta_conformance.pytest_plugin.plugin'" in loaded
+    for heavy in ("yaml", "jsonschema", "canasta_conformance.contract.scenario", "canasta_conformance.contract.spec",
+                  "canasta_conformance.contract.model", "canasta_conformance.running.runner", "canasta_reference"):
+        assert f"'{heavy}'" not in loaded, loaded
+
+
+def test_area_markers_are_listed_by_markers(pytester):
+    result = pytester.runpytest("--markers")
+    result.stdout.fnmatch_lines(["*canasta_meld: Canasta scenarios of rule area 'meld'*"])

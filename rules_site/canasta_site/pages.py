@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from canasta_conformance.contract.paths import scenarios_dir, schema_dir
-from canasta_conformance.contract.engine_protocol import DEFAULT_ENGINE, EngineFactory, resolve_factory
+from canasta_conformance.contract.defaults import DEFAULT_ENGINE
+from canasta_conformance.contract.engine_protocol import EngineFactory, resolve_factory
 from canasta_conformance.contract.model import format_action
 from canasta_conformance.contract.scenario import Scenario, Step, load_scenarios, scenario_files
 from canasta_conformance.contract.spec import Rule, Spec, VariantError, load_spec

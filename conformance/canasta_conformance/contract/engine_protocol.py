@@ -20,8 +20,6 @@ from .errors import CanastaError
 if TYPE_CHECKING:
     from .spec import Spec
 
-DEFAULT_ENGINE = "canasta_reference:create_engine"
-
 #: optional features an engine may declare (a scenario lists those it needs in ``requires``);
 #: ``cites_rules``: the engine's rejections cite this spec's rule IDs, so the harness judges them
 FEATURES = ("legal_actions", "deal", "cites_rules")

@@ -19,14 +19,12 @@ from .model import WILD_MELD, Action, FormatError, Position, action_from_json, m
 from .schemas import SchemaFileError, schema_errors
 from .spec import Spec, VariantError
 from .engine_protocol import DealSetup
+from .locations import SCENARIO_SUFFIXES
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
 from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, format_path, parse_path, read_yaml
 from .errors import CanastaError
 
-#: the folder name that makes the YAML files in it (and below it) scenario files
-SCENARIOS_FOLDER = "scenarios"
-SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 class ScenarioError(CanastaError, ValueError):
@@ -91,21 +89,6 @@ class Scenario:
     @property
     def rule_areas(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(rule.split(".")[0] for rule in self.rules))
-
-
-def is_scenario_file(path: Path, root: Path | None = None) -> bool:
-    """A scenario file is a YAML file (``.yaml`` or ``.yml``) in a folder named ``scenarios``
-    or below one (below ``root`` when given). Its content is not looked at: a file that looks like
-    a scenario by where it is, but cannot be read, is reported rather than skipped."""
-    if path.suffix not in SCENARIO_SUFFIXES:
-        return False
-    folder = path.parent
-    if root is not None:
-        try:
-            folder = folder.relative_to(root)
-        except ValueError:
-            pass
-    return SCENARIOS_FOLDER in folder.parts
 
 
 def scenario_files(root: Path, problems: list[Problem] | None = None) -> list[Path]:

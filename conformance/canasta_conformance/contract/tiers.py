@@ -11,13 +11,11 @@ sources do not settle. A scenario may override the computed tier with a reason (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
+from .defaults import TierName
 from .scenario import Scenario
 from .spec import Spec, VariantError, thaw
 
-TierName = Literal["core", "reading"]
-TIERS: tuple[TierName, ...] = ("core", "reading")
 #: the source that stands for this spec's own decisions (cited where no outside source settles a point)
 DESIGN_NOTE = "design-note"
 STATED = frozenset({"A", "B"})

@@ -14,27 +14,25 @@ import sys
 import time
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .. import __version__
-from ..running.collector import KNOWN_FAILURE_PROPERTY, STATUS_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
-from ..contract.paths import scenarios_dir, spec_dir
-from ..contract.engine_protocol import DEFAULT_ENGINE, Capabilities, EngineLoadError, resolve_factory
-from ..running.harness import MAX_CONSECUTIVE_FAULTS, EngineSession
-from ..running.known_failures import KnownFailuresError, load_known_failures
-from ..running.messages import failure_lines
-from ..transports.protocol import PROTOCOL_VERSION
-from ..running.report import TIERS, citation_counts, counts_by_area, counts_by_tier, shown_statuses
-from ..running.runner import Judging, Result
-from ..contract.scenario import SCENARIO_SUFFIXES, Scenario, ScenarioError, is_scenario_file
-from ..running.scenario_cache import load_scenario_cached
-from ..contract.spec import Spec, SpecError, load_spec
-from ..contract.tiers import Tier, scenario_tier
-from ..transports.subprocess_engine import DEFAULT_TIMEOUT, SubprocessEngine
-from ..contract.yamlio import YamlError, read_yaml
+from ..contract.defaults import DEFAULT_ENGINE, DEFAULT_TIMEOUT, MAX_CONSECUTIVE_FAULTS, TIERS
 from ..contract.errors import CanastaError
+from ..contract.locations import SCENARIO_SUFFIXES, is_scenario_file
+from ..contract.paths import scenarios_dir, spec_dir
+from ..running.collector import KNOWN_FAILURE_PROPERTY, STATUS_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
+
+# Everything else is imported where it is first needed: pytest loads this module in every run of an
+# environment where the package is installed, scenario files or not, so importing it must be cheap
+# (no YAML, no JSON Schema, no engine; benchmarks/README.md has the figure).
+if TYPE_CHECKING:
+    from ..contract.engine_protocol import Capabilities
+    from ..contract.scenario import Scenario
+    from ..contract.spec import Spec, SpecError
+    from ..running.harness import EngineSession
+    from ..running.runner import Judging, Result
 
 _SESSION_KEY = pytest.StashKey["CanastaState"]()
 #: rule-differs scenarios listed by name in the terminal summary
@@ -59,6 +57,8 @@ class CanastaState:
         self.known_failures_file: str | None = config.getoption("canasta_known_failures")
         self.known_failures: dict[str, str] = {}
         if self.known_failures_file:
+            from ..running.known_failures import KnownFailuresError, load_known_failures
+
             try:
                 self.known_failures = load_known_failures(Path(self.known_failures_file))
             except KnownFailuresError as error:
@@ -77,6 +77,8 @@ class CanastaState:
 
     @property
     def spec(self) -> Spec:
+        from ..contract.spec import SpecError, load_spec
+
         if self._spec_error is not None:
             raise self._spec_error  # read once: a broken spec is not read again for every scenario file
         if self._spec is None:
@@ -89,9 +91,13 @@ class CanastaState:
 
     @property
     def judging(self) -> Judging:
+        from ..running.runner import Judging
+
         return Judging(strict_rules=self.strict_rules)
 
     def spec_or_none(self) -> Spec | None:
+        from ..contract.spec import SpecError
+
         try:
             return self.spec
         except SpecError:
@@ -104,7 +110,11 @@ class CanastaState:
     @property
     def session(self) -> EngineSession:
         if self._session is None:
+            from ..running.harness import EngineSession
+
             if self.engine_cmd:
+                from ..transports.subprocess_engine import SubprocessEngine
+
                 factory = partial(
                     SubprocessEngine, self.engine_cmd, timeout=self.timeout, check_protocol=self.check_protocol,
                     deadline=self.deadline,
@@ -134,6 +144,10 @@ class CanastaState:
 
     def report_header(self, worker_engines: list[Any]) -> dict[str, Any]:
         """The header of the JSON report and the matrix: engine, spec, protocol and options."""
+        from .. import __version__
+        from ..contract.spec import SpecError
+        from ..transports.protocol import PROTOCOL_VERSION
+
         caps = self.known_capabilities()
         engine: dict[str, Any] = dict(caps.to_json() if caps else (worker_engines[0] if worker_engines else {}))
         engine.update(command=self.engine_cmd, factory=None if self.engine_cmd else self.engine_spec)
@@ -283,11 +297,61 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--canasta-fuzz-seed", metavar="S", type=int, default=0, help="the fuzz campaign's seed (default 0)")
     group.addoption("--canasta-fuzz-variant", metavar="VARIANT", default="classic", help="the variant the fuzz games play (default classic)")
     group.addoption("--canasta-fuzz-out", metavar="DIR", default=None, help="write each shrunk fuzz finding to DIR/<id>.yaml")
-    parser.addini("canasta_engine", "the engine under test (MODULE:FACTORY)", default="")
-    parser.addini("canasta_engine_cmd", "the engine under test: a program speaking the JSON-lines protocol", default="")
+    for option in group.options:  # every option is also an ini key: `canasta_report = report.json`
+        kind = _ini_type(option)
+        default: Any = {"bool": False, "paths": []}.get(kind, "")
+        parser.addini(option.dest, f"as {option.names()[0]} (the command line wins)", type=kind, default=default)  # type: ignore[arg-type]
+
+
+def _ini_type(option: Any) -> str:
+    attrs = option.attrs()  # a flag takes no argument; a repeatable option defaults to a list
+    return "bool" if attrs.get("nargs") == 0 else "paths" if isinstance(attrs.get("default"), list) else "string"
+
+
+#: options whose value is a file or folder: an ini key's relative path is relative to the ini file
+_PATH_OPTIONS = frozenset({"canasta_known_failures", "canasta_write_known_failures", "canasta_report", "canasta_matrix", "canasta_fuzz_out"})
+#: read by CanastaState itself, which also refuses both at once
+_ENGINE_OPTIONS = frozenset({"canasta_engine", "canasta_engine_cmd"})
+
+
+def _apply_ini(config: pytest.Config) -> None:
+    """An option not given on the command line takes its ini key's value, if the key is set."""
+    given = [str(arg) for arg in config.invocation_params.args]
+    for option in config._parser.getgroup("canasta").options:
+        dest = option.dest
+        attrs = option.attrs()
+        named = any(arg == name or arg.startswith(f"{name}=") for arg in given for name in option.names())
+        if dest in _ENGINE_OPTIONS or named or getattr(config.option, dest, None) != attrs.get("default"):
+            continue  # the command line wins (even when it gives the default value)
+        value = config.getini(dest)
+        if value in ("", False, []):
+            continue
+        kind = _ini_type(option)
+        if kind == "bool":
+            setattr(config.option, dest, True)
+        elif kind == "paths":
+            setattr(config.option, dest, [str(path) for path in value])
+        else:
+            setattr(config.option, dest, _ini_value(config, dest, str(value).strip(), attrs))
+
+
+def _ini_value(config: pytest.Config, dest: str, text: str, attrs: dict[str, Any]) -> Any:
+    choices = attrs.get("choices")
+    if choices and text not in choices:
+        raise pytest.UsageError(f"ini key {dest} = {text!r}: choose one of {', '.join(choices)}")
+    if dest in _PATH_OPTIONS and config.inipath is not None:
+        return str(config.inipath.parent / text)
+    convert = attrs.get("type")
+    if convert is None:
+        return text
+    try:
+        return convert(text)
+    except ValueError:
+        raise pytest.UsageError(f"ini key {dest} = {text!r}: not a valid value for {attrs.get('metavar') or dest}") from None
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _apply_ini(config)
     state = config.stash[_SESSION_KEY] = CanastaState(config)
     if not hasattr(config, "workerinput"):  # the process that reports: serial, or the xdist controller
         collector = config.stash[_COLLECTOR_KEY] = ResultCollector(config, state.report_header)
@@ -296,9 +360,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from .fuzz_plugin import FuzzCampaign
 
         config.pluginmanager.register(FuzzCampaign(config, state), "canasta-fuzz")
-    for area in _areas():
-        config.addinivalue_line("markers", f"canasta_{area}: Canasta scenarios of rule area {area!r}")
     config.addinivalue_line("markers", "canasta: every Canasta scenario")
+    if config.option.markers:  # `pytest --markers` lists the area markers too
+        _register_area_markers(config)
     for tier in TIERS:
         config.addinivalue_line("markers", f"canasta_{tier}: Canasta scenarios of the {tier} tier")
     if config.getoption("canasta"):
@@ -309,8 +373,23 @@ def pytest_configure(config: pytest.Config) -> None:
             config.args[:] = [corpus]
 
 
+_AREAS_KEY = pytest.StashKey[bool]()
+
+
+def _register_area_markers(config: pytest.Config) -> None:
+    """A marker per rule area, registered when the first scenario file is collected (reading the
+    spec costs time that a run without scenarios should not pay)."""
+    if config.stash.get(_AREAS_KEY, False):
+        return
+    config.stash[_AREAS_KEY] = True
+    for area in _areas():
+        config.addinivalue_line("markers", f"canasta_{area}: Canasta scenarios of rule area {area!r}")
+
+
 def _areas() -> list[str]:
-    """Rule areas from spec.yaml alone (cheap: every pytest run with the plugin installed needs them)."""
+    """Rule areas from spec.yaml alone."""
+    from ..contract.yamlio import YamlError, read_yaml
+
     try:
         meta = read_yaml(spec_dir() / "spec.yaml").data
         return [area["id"] for area in meta["areas"]]
@@ -331,6 +410,8 @@ def _header_line(config: pytest.Config) -> str:
         engine = f"{caps.name} {caps.version} ({state.engine_label})"
     except Exception as error:  # noqa: BLE001
         engine = f"{state.engine_label} (cannot start: {error})"
+    from ..contract.spec import SpecError
+
     if config.pluginmanager.has_plugin("dsession"):
         state.close()  # an xdist controller runs no scenario: each worker starts its own engine
     try:
@@ -358,6 +439,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     scenarios = sum(isinstance(item, ScenarioItem) for item in session.items)
     state: CanastaState = config.stash[_SESSION_KEY]
     if scenarios and not state.engine_cmd:
+        from ..contract.engine_protocol import EngineLoadError, resolve_factory
+
         try:  # an engine that cannot be imported is one usage error, not a failure per scenario
             resolve_factory(state.engine_spec)
         except EngineLoadError as error:
@@ -385,7 +468,13 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 class ScenarioFile(pytest.File):
     def collect(self) -> Any:
+        from ..contract.scenario import ScenarioError
+        from ..contract.spec import SpecError
+        from ..contract.tiers import scenario_tier
+        from ..running.scenario_cache import load_scenario_cached
+
         state: CanastaState = self.config.stash[_SESSION_KEY]
+        _register_area_markers(self.config)
         try:
             scenario = load_scenario_cached(self.path, state.spec)
         except (ScenarioError, SpecError) as error:
@@ -435,10 +524,14 @@ class BrokenScenarioItem(pytest.Item):
 class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        from ..contract.tiers import Tier
+
         self.scenario = scenario
         self.tier = Tier("core")
 
     def runtest(self) -> None:
+        from ..contract.engine_protocol import EngineLoadError
+
         state: CanastaState = self.config.stash[_SESSION_KEY]
         areas = ",".join(self.scenario.rule_areas)
         self.user_properties.append(("canasta_areas", areas))
@@ -481,6 +574,8 @@ class ScenarioItem(pytest.Item):
         if not isinstance(excinfo.value, ScenarioFailed):
             return super().repr_failure(excinfo)
         state: CanastaState = self.config.stash[_SESSION_KEY]
+        from ..running.messages import failure_lines
+
         result = excinfo.value.result
         lines = [*failure_lines(self.scenario, result, state.spec_or_none()), "", f"rerun just this scenario: {state.rerun_command(self.path)}"]
         return "\n".join(lines)
@@ -531,6 +626,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     why = _nothing_ran(config)
     if why is not None:
         terminalreporter.write_line(why, red=True)
+    if not collector.entries:
+        return
+    from ..running.report import citation_counts, counts_by_area, counts_by_tier, shown_statuses
+
     by_area, totals = counts_by_area(collector.entries.values())
     if not totals:
         return

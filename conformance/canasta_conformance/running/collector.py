@@ -14,12 +14,15 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .known_failures import KnownFailuresError, load_known_failures, updated_known_failures, write_known_failures
-from .report import ReportEntry, write_json_report, write_matrix
+
+# the report module loads with the first scenario result: the plugin registers this collector in
+# every pytest run, scenarios or not
+if TYPE_CHECKING:
+    from .report import ReportEntry
 
 STATUS_PROPERTY = "canasta_status"
 KNOWN_FAILURE_PROPERTY = "canasta_known_failure"
@@ -43,6 +46,8 @@ def entry_from_test_report(report: Any) -> ReportEntry | None:
         message = "a known failure passed: remove it from the known-failures file"
     step = props.get("canasta_step")
     details = props.get("canasta_details") or ""
+    from .report import ReportEntry
+
     return ReportEntry(
         id=str(props.get("canasta_id") or report.nodeid.rpartition("::")[2]),
         status=status,
@@ -114,6 +119,8 @@ class ResultCollector:
         known_path = self.config.getoption("canasta_write_known_failures")
         if not (report_path or matrix_path or known_path):
             return
+        from .report import write_json_report, write_matrix
+
         header = self.header()
         if report_path:
             write_json_report(Path(report_path), header, entries)
@@ -125,6 +132,10 @@ class ResultCollector:
             self._write_known_failures(Path(known_path), entries, header)
 
     def _write_known_failures(self, path: Path, entries: list[ReportEntry], header: Mapping[str, Any]) -> None:
+        # YAML and JSON Schema load only when a run writes the file (the plugin registers this
+        # collector in every pytest run)
+        from .known_failures import KnownFailuresError, load_known_failures, updated_known_failures, write_known_failures
+
         try:
             existing = load_known_failures(path) if path.exists() else {}
         except KnownFailuresError as error:

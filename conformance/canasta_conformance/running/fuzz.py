@@ -36,7 +36,8 @@ from typing import Any, Literal
 from ..contract.variant_rules import VariantRules
 from ..contract.cards import Card, full_deck, sort_cards
 from .diff import full_position_diff, score_diff
-from ..contract.engine_protocol import CITES_RULES, DEFAULT_ENGINE, Capabilities, DealSetup, Engine, OperationUnsupported, resolve_factory
+from ..contract.defaults import DEFAULT_ENGINE
+from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, OperationUnsupported, resolve_factory
 from ..contract.model import (
     Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet, TakePile,
     format_action,

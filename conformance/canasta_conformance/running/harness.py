@@ -7,14 +7,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from ..contract.defaults import MAX_CONSECUTIVE_FAULTS
 from ..contract.engine_protocol import Capabilities, Engine, EngineFactory, EngineLoadError, resolve_factory
 from .runner import Judging, Result, describe_error, run_scenario
 from ..contract.scenario import Scenario
 
 
-#: after this many scenarios in a row lose the engine program (a timeout, a crash, garbage on
-#: stdout), the remaining scenarios are reported as errors without starting it again
-MAX_CONSECUTIVE_FAULTS = 5
 
 
 @dataclass

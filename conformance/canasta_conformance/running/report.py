@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contract.defaults import TIERS
+
 REPORT_FORMAT = "canasta-report/1"
 #: every status of a report entry; rule-differs: the behaviour passed but an engine that cites
 #: rules cited another one (not a failure); xfail: a known failure that failed, xpass: one that passed
@@ -19,8 +21,6 @@ STATUSES: tuple[str, ...] = ("passed", "failed", "error", "unsupported", "rule-d
 MAIN_STATUSES: tuple[str, ...] = ("passed", "failed", "error", "unsupported", "rule-differs")
 #: the statuses that fail a run
 FAILURES = frozenset({"failed", "error", "xpass"})
-#: the tiers of scenarios (see tiers.py); an entry of a file that does not load has no tier
-TIERS: tuple[str, ...] = ("core", "reading")
 FILE_AREA = "(file)"  # the area of a scenario file that does not load
 
 

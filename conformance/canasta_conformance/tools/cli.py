@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 from pathlib import Path
 
 from ..contract.paths import scenarios_dir, spec_dir
-from ..contract.engine_protocol import DEFAULT_ENGINE
+from ..contract.defaults import DEFAULT_ENGINE
 from ..contract.yamlio import Problem, excerpt
 
 

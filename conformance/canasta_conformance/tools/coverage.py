@@ -20,7 +20,8 @@ from typing import Any
 
 from ..contract.scenario import Scenario
 from ..contract.spec import Spec
-from ..contract.tiers import TIERS, scenario_tier
+from ..contract.defaults import TIERS
+from ..contract.tiers import scenario_tier
 
 
 @dataclass(frozen=True)

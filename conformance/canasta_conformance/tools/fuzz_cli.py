@@ -11,10 +11,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..contract.engine_protocol import DEFAULT_ENGINE, Engine, EngineFault, EngineLoadError, resolve_factory
+from ..contract.defaults import DEFAULT_ENGINE
+from ..contract.engine_protocol import Engine, EngineFault, EngineLoadError, resolve_factory
 from ..running.fuzz import Finding, Fuzzer, FuzzSettings, FuzzStats, FuzzUnsupported, oracle_factory
 from ..running.shrink import Shrinker, WrittenScenario, write_scenario
-from ..contract.spec import Spec
 
 DEFAULT_GAMES = 20
 

@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from ..contract.defaults import DEFAULT_TIMEOUT
 from ..contract.engine_protocol import Capabilities, DealSetup, EngineFault, EngineLoadError, OperationUnsupported
 from ..contract.model import Action, FormatError, Outcome, Position, ScoreSheet, action_from_json
 from .process_io import LineTooLong, ReplyTimeout, line_reader
@@ -27,7 +28,6 @@ from .protocol import (
     reply_kind, reply_violations, request_violations,
 )
 
-DEFAULT_TIMEOUT = 10.0
 #: the handshake may take at least this long, whatever the per-request timeout (programs start slowly)
 STARTUP_TIMEOUT = 10.0
 TRANSCRIPT_LINES = 10  # per direction
