@@ -9,15 +9,30 @@ action that causes them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, OperationUnsupported, cannot_play
 from canasta_conformance.contract.model import (
-    WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, HandEnd, Meld, MeldGroup, NextHand, Outcome,
-    Position, ScoreSheet, SpecialHand, TakePile,
+    WILD_MELD,
+    Action,
+    Answer,
+    Ask,
+    Decline,
+    Discard,
+    Draw,
+    EndTurn,
+    HandEnd,
+    Meld,
+    MeldGroup,
+    NextHand,
+    Outcome,
+    Position,
+    ScoreSheet,
+    SpecialHand,
+    TakePile,
 )
-from canasta_conformance.contract.spec import Spec, load_spec
 from canasta_conformance.contract.scenario import impossible, setup_problems
+from canasta_conformance.contract.spec import Spec, load_spec
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import __version__
@@ -555,7 +570,7 @@ class ReferenceEngine:
         if state.rules.red_three_dealt_timing == "first_turn":
             expose_red_threes(state, state.turn)  # dealt red threes, on the holder's first turn
 
-    _handlers: dict[type, str] = {
+    _handlers: ClassVar[dict[type, str]] = {
         Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
         Decline: "_decline", NextHand: "_next_hand", SpecialHand: "_special_hand", EndTurn: "_end_turn_now",
     }

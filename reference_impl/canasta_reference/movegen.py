@@ -53,7 +53,18 @@ from typing import TYPE_CHECKING
 
 from canasta_conformance.contract.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
 from canasta_conformance.contract.model import (
-    WILD_MELD, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, SpecialHand, TakePile,
+    WILD_MELD,
+    Action,
+    Answer,
+    Ask,
+    Decline,
+    Discard,
+    Draw,
+    EndTurn,
+    Meld,
+    MeldGroup,
+    SpecialHand,
+    TakePile,
 )
 
 from .going_out import can_go_out
@@ -80,7 +91,7 @@ class Part:
     """What an action lays on one rank: ``k`` naturals from the hand (and the pile's top card when
     ``top``) and ``wilds`` wild cards by kind; ``value`` counts the cards from the hand."""
 
-    __slots__ = ("rank", "k", "wilds", "n_wilds", "top", "value", "cards")
+    __slots__ = ("cards", "k", "n_wilds", "rank", "top", "value", "wilds")
 
     def __init__(self, rank: str, k: int, wilds: WildVector, n_wilds: int, value: int, top: bool = False) -> None:
         self.rank = rank
@@ -192,7 +203,7 @@ class Facts:
         choices = self._choices.get(cap)
         if choices is None:
             values = self.wild_values
-            choices = [(v, n, sum(k * w for k, w in zip(v, values))) for v, n in _wild_vectors(self.wild_avail, cap)]
+            choices = [(v, n, sum(k * w for k, w in zip(v, values, strict=True))) for v, n in _wild_vectors(self.wild_avail, cap)]
             self._choices[cap] = choices
         return choices
 
@@ -239,7 +250,7 @@ class Facts:
         for part in sorted(parts, key=lambda p: _ORDER[p.rank]):
             tag = part.rank if part.k == 0 and not part.top and part.rank != WILD_MELD else None
             out.append(MeldGroup(self.cards(part.rank, part.k, part.wilds, used), tag))
-            used = [u + n for u, n in zip(used, part.wilds)]
+            used = [u + n for u, n in zip(used, part.wilds, strict=True)]
         return tuple(out)
 
 
@@ -538,8 +549,8 @@ def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra
     def extend(index: int, chosen: tuple[Part, ...], total: int, used: int, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
         for i in range(index, len(options)):
             for part in options[i]:
-                spent = tuple(a + b for a, b in zip(wilds, part.wilds))
-                if any(s > a for s, a in zip(spent, avail)):
+                spent = tuple(a + b for a, b in zip(wilds, part.wilds, strict=True))
+                if any(s > a for s, a in zip(spent, avail, strict=True)):
                     continue
                 now = total + part.value
                 picked = (*chosen, part)
@@ -581,9 +592,9 @@ def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterator[tuple[Par
         avail = tuple(n - (keep == i) for i, n in enumerate(f.wild_avail))
         kept = 0 if keep is None else 1
         if top is not None:
-            if naturals.pop(top.rank, 0) != top.k or any(w > a for w, a in zip(top.wilds, avail)):
+            if naturals.pop(top.rank, 0) != top.k or any(w > a for w, a in zip(top.wilds, avail, strict=True)):
                 continue
-            avail = tuple(a - w for a, w in zip(avail, top.wilds))
+            avail = tuple(a - w for a, w in zip(avail, top.wilds, strict=True))
         if any(n and rank not in f.melds and n < rules.meld_min_naturals for rank, n in naturals.items()):
             continue
         laid = f.hand_size - kept
@@ -595,15 +606,15 @@ def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterator[tuple[Par
                 continue
         elif top is None:
             counted = sum(n * f.natural_value(r) for r, n in naturals.items() if r != "3")
-            counted += sum(n * v for n, v in zip(avail, f.wild_values))
+            counted += sum(n * v for n, v in zip(avail, f.wild_values, strict=True))
             if counted >= 2 * f.minimum:
                 continue  # some group could be left for later
         targets = [(rank, n) for rank, n in naturals.items() if n]
         targets += [(rank, 0) for rank in f.melds if not naturals.get(rank) and rank != "3" and (top is None or rank != top.rank)]
         for spread in _spread(f, targets, avail):
             parts = [
-                Part(rank, n, wilds, sum(wilds), n * f.natural_value(rank) + sum(a * b for a, b in zip(wilds, f.wild_values)))
-                for (rank, n), wilds in zip(targets, spread) if n or any(wilds)
+                Part(rank, n, wilds, sum(wilds), n * f.natural_value(rank) + sum(a * b for a, b in zip(wilds, f.wild_values, strict=True)))
+                for (rank, n), wilds in zip(targets, spread, strict=True) if n or any(wilds)
             ]
             if top is not None:
                 parts.insert(0, top)
@@ -640,7 +651,7 @@ def _can_begin(f: Facts, parts: list[Part], first: list[Part], rest: int, top: P
         if not reaches_minimum(f, counted + (f.top_value if f.rules.initial_meld_pile_top_counts else 0)):
             return False
     elif not reaches_minimum(f, counted) and not concealed_exception(
-            f, left, canastas, any(m and p.rank not in f.melds for m, p in zip(made, first))):
+            f, left, canastas, any(m and p.rank not in f.melds for m, p in zip(made, first, strict=True))):
         return False
     wild_meld = f.wild_meld_size + sum(p.cards for p in first if p.rank == WILD_MELD)
     open_after = 0 < wild_meld < f.rules.canasta_min_cards
@@ -663,9 +674,9 @@ def _spread(f: Facts, targets: list[tuple[str, int]], avail: WildVector) -> Iter
         if sum(left) > sum(caps[i:]):
             return
         for wilds, _, _ in choices[caps[i]]:
-            if any(w > a for w, a in zip(wilds, left)):
+            if any(w > a for w, a in zip(wilds, left, strict=True)):
                 continue
-            rest = tuple(a - w for a, w in zip(left, wilds))
+            rest = tuple(a - w for a, w in zip(left, wilds, strict=True))
             for tail in place(i + 1, rest):
                 yield [wilds, *tail]
 
@@ -718,8 +729,8 @@ def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
             return  # neither the minimum nor a concealed going out can be reached any more
         for i in range(index, len(options)):
             for part in options[i]:
-                spent = tuple(a + b for a, b in zip(wilds, part.wilds))
-                if any(s > a for s, a in zip(spent, avail)):
+                spent = tuple(a + b for a, b in zip(wilds, part.wilds, strict=True))
+                if any(s > a for s, a in zip(spent, avail, strict=True)):
                     continue
                 picked = (*chosen, part)
                 now = counted + part.value
@@ -801,8 +812,8 @@ def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
             targets.append((WILD_MELD, 0))
         for spread in _spread(f, targets, avail):
             parts = tuple(
-                Part(rank, n, wilds, sum(wilds), n * f.natural_value(rank) + sum(a * b for a, b in zip(wilds, f.wild_values)))
-                for (rank, n), wilds in zip(targets, spread) if n or any(wilds)
+                Part(rank, n, wilds, sum(wilds), n * f.natural_value(rank) + sum(a * b for a, b in zip(wilds, f.wild_values, strict=True)))
+                for (rank, n), wilds in zip(targets, spread, strict=True) if n or any(wilds)
             )
             if all(group_is_legal(f, p.rank, p.k, p.n_wilds, True) for p in parts) and _initial_is_legal(f, parts) and not any(
                 _deferrable(f, parts, g) for g in parts

@@ -18,7 +18,17 @@ from typing import Any
 from canasta_conformance.contract.cards import Card, full_deck, sort_cards
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import (
-    Action, Answer, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, NextHand, SpecialHand, TakePile,
+    Action,
+    Answer,
+    Decline,
+    Discard,
+    Draw,
+    EndTurn,
+    Meld,
+    MeldGroup,
+    NextHand,
+    SpecialHand,
+    TakePile,
 )
 from canasta_conformance.contract.records import GameRecord, HandRecord
 

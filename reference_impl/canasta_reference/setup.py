@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from canasta_conformance.contract.cards import Card, excess_cards
 from canasta_conformance.contract.variant_rules import VariantRules
@@ -29,7 +30,7 @@ def upcard_is_covered(card: Card, rules: VariantRules) -> bool:
 
 
 def deal_hand(
-    rules: VariantRules, variant: str, options: dict, deck: Sequence[Card], dealer: int, scores: Sequence[int] = (),
+    rules: VariantRules, variant: str, options: dict[str, Any], deck: Sequence[Card], dealer: int, scores: Sequence[int] = (),
     hand_number: int = 1, first_player: int | None = None,
 ) -> HandState:
     sitting_out = sitting_out_seats(rules, hand_number)
@@ -82,7 +83,7 @@ def deal_hand(
     return state
 
 
-def sitting_out_seats(rules: Rules, hand_number: int) -> frozenset[int]:
+def sitting_out_seats(rules: VariantRules, hand_number: int) -> frozenset[int]:
     """table.sit-out: the larger side's players sit out in rotation, table.sit_out of them each
     hand: in hand n the ones from position (n - 1) * table.sit_out in the side's seat order."""
     if not rules.table_sit_out:

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, meld_rank
 from canasta_conformance.contract.variant_rules import VariantRules
 
 
-
 @dataclass
 class HandState:
     rules: VariantRules
     variant: str
-    options: dict
+    options: dict[str, Any]
     hands: list[Counter[Card]]
     melds: list[dict[str, list[Card]]]  # per side: rank -> cards
     red_threes: list[list[Card]]

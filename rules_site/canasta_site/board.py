@@ -12,9 +12,20 @@ from typing import Any
 
 from canasta_conformance.contract.cards import Card, card
 from canasta_conformance.contract.model import (
-    Action, Answer, Decline, Discard, Draw, Meld, MeldGroup, NextHand, Position, TakePile, meld_rank,
+    Action,
+    Answer,
+    Decline,
+    Discard,
+    Draw,
+    Meld,
+    MeldGroup,
+    NextHand,
+    Position,
+    TakePile,
+    meld_rank,
 )
 from canasta_conformance.contract.variant_rules import VariantRules
+
 from .cards import back_html, cards_html, pile_html
 
 #: stocks and decks longer than this are folded away behind a face-down card

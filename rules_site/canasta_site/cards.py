@@ -20,10 +20,10 @@ from html import escape
 from importlib import resources
 
 from canasta_conformance.contract.cards import Card, CardError, card
+from canasta_conformance.contract.errors import CanastaError
 from canasta_conformance.contract.spec import load_spec
 
 from .markup import scan
-from canasta_conformance.contract.errors import CanastaError
 
 SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 #: VARIATION SELECTOR-15: ask for the text (not the emoji) presentation of the suit symbols

@@ -24,9 +24,9 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from canasta_site.cards import ShortcodeError, render_shortcode, stylesheet
-from canasta_conformance.contract.spec import SpecError
-from canasta_site.pages import Site, build_site
+from canasta_conformance.contract.spec import SpecError  # noqa: E402 - after the sys.path entry above
+from canasta_site.cards import ShortcodeError, render_shortcode, stylesheet  # noqa: E402 - after the sys.path entry above
+from canasta_site.pages import Site, build_site  # noqa: E402 - after the sys.path entry above
 
 log = logging.getLogger("mkdocs.hooks.canasta")
 CSS = "assets/canasta-cards.css"

@@ -19,17 +19,31 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from canasta_conformance.contract.paths import scenarios_dir, schema_dir
 from canasta_conformance.contract.defaults import DEFAULT_ENGINE
 from canasta_conformance.contract.engine_protocol import EngineFactory, resolve_factory
 from canasta_conformance.contract.model import format_action
+from canasta_conformance.contract.paths import scenarios_dir, schema_dir
 from canasta_conformance.contract.scenario import Scenario, Step, load_scenarios, scenario_files
 from canasta_conformance.contract.spec import Rule, Spec, VariantError, load_spec
 
 from .board import Table
 from .links import (
-    CONFLICTS, PARAMETERS, REPORT, RULES_INDEX, SCENARIOS_INDEX, SCHEMAS_INDEX, SOURCES, VARIANTS,
-    Linker, parameter_anchor, rel, rule_page, scenario_area_page, scenario_page, table_cell, variant_page,
+    CONFLICTS,
+    PARAMETERS,
+    REPORT,
+    RULES_INDEX,
+    SCENARIOS_INDEX,
+    SCHEMAS_INDEX,
+    SOURCES,
+    VARIANTS,
+    Linker,
+    parameter_anchor,
+    rel,
+    rule_page,
+    scenario_area_page,
+    scenario_page,
+    table_cell,
+    variant_page,
 )
 from .runs import Report, Trace, report_statuses, run_report
 from .schemadoc import SchemaFile, SchemaWriter, schema_files

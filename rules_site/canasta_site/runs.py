@@ -10,14 +10,14 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-
 from typing import Any, get_args
 
 from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, Engine, EngineFactory
-from canasta_conformance.contract.model import Action, Outcome, Position, ScoreSheet
-from canasta_conformance.running.runner import Result, Status, run_scenario
-from canasta_conformance.contract.scenario import Scenario
 from canasta_conformance.contract.errors import CanastaError
+from canasta_conformance.contract.model import Action, Outcome, Position, ScoreSheet
+from canasta_conformance.contract.scenario import Scenario
+from canasta_conformance.running.runner import Result, Status, run_scenario
+
 
 def report_statuses() -> tuple[str, ...]:
     """Every status the runner gives a scenario, in its order (a column each in the report)."""

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from .links import rel, schema_page
-from .templating import render
 from .links import table_cell as _cell
+from .templating import render
 
 #: how schema files are grouped on the reference index (a name not listed goes to "Other")
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .model import Action, Outcome, Position, ScoreSheet
+from .cards import Card
 from .errors import CanastaError
+from .model import Action, Outcome, Position, ScoreSheet
 
 if TYPE_CHECKING:
     from .spec import Spec
@@ -88,7 +89,7 @@ class DealSetup:
     variant: str
     options: dict[str, object]
     dealer: int
-    deck: tuple
+    deck: tuple[Card, ...]
     scores: tuple[int, ...] = field(default=())
     #: the first player, for variants that choose it at random (deal.first_player: random)
     first_player: int | None = None
@@ -184,4 +185,4 @@ def resolve_factory(spec: str) -> EngineFactory:
             raise EngineLoadError(f"module {module_name!r} has no attribute {attribute!r}") from None
     if not callable(factory):
         raise EngineLoadError(f"{spec!r} is not callable")
-    return factory  # type: ignore[return-value]
+    return factory

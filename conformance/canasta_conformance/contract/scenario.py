@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from .cards import Card, excess_cards
+from .engine_protocol import DealSetup
+from .errors import CanastaError
+from .locations import SCENARIO_SUFFIXES
 from .model import WILD_MELD, Action, FormatError, Position, action_from_json, meld_rank, parse_cards
 from .schemas import SchemaFileError, schema_errors
 from .spec import Spec, VariantError
-from .engine_protocol import DealSetup
-from .locations import SCENARIO_SUFFIXES
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
 from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, format_path, parse_path, read_yaml
-from .errors import CanastaError
-
 
 
 class ScenarioError(CanastaError, ValueError):
@@ -339,8 +338,8 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
     if rules.table_sit_out and len(position.sitting_out) == rules.table_sit_out:
         # setup.sit-out: the rotation is fixed by the hand number (what the deal of that hand sets),
         # so a position cannot name other seats: the next hand would repeat or skip a player
-        sides = [[s for s in range(rules.players) if s % rules.sides == side] for side in range(rules.sides)]
-        larger = max(sides, key=len)
+        seats = [[s for s in range(rules.players) if s % rules.sides == side] for side in range(rules.sides)]
+        larger = max(seats, key=len)
         start = (position.hand_number - 1) * rules.table_sit_out
         expected = sorted(larger[(start + k) % len(larger)] for k in range(rules.table_sit_out))
         if sorted(position.sitting_out) != expected:

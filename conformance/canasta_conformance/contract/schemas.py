@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 
 from .cards import TOKENS
+from .errors import CanastaError
 from .paths import schema_dir
 from .yamlio import EXCERPT_CHARS, PathPart, Problem, YamlError, decode_text, display_path, excerpt
-from .errors import CanastaError
 
 
 class SchemaFileError(CanastaError, ValueError):
@@ -107,8 +107,8 @@ def schema_errors(name: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
     except (KeyError, TypeError, ValueError, LookupError, jsonschema.SchemaError) as error:
         shown = display_path(schema_dir() / f"{name}.schema.json")
         raise SchemaFileError(Problem(shown, 0, None, f"the schema does not work: {type(error).__name__}: {error}")) from None
-    for error in errors:
-        yield list(error.absolute_path), _message(error)
+    for found in errors:
+        yield list(found.absolute_path), _message(found)
 
 
 def definition_errors(name: str, definition: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
@@ -126,14 +126,15 @@ def _message(error: jsonschema.ValidationError) -> str:
 
 
 def _full_message(error: jsonschema.ValidationError) -> str:
+    listed = error.validator_value if isinstance(error.validator_value, list) else []  # an enum's values
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key")
     if (error.validator == "pattern" and error.validator_value == CARD_PATTERN) or (
-        error.validator == "enum" and len(error.validator_value) > 20 and "JK" in error.validator_value
+        error.validator == "enum" and len(listed) > 20 and "JK" in listed
     ):
         return (f"{error.instance!r} is not a card token: a rank (A K Q J T 9 8 7 6 5 4 3 2) and a "
                 f"suit (C D H S), e.g. 'KH' or 'TD', or 'JK' for a joker")
-    if error.validator == "enum" and isinstance(error.instance, bool) and {"yes", "no"} & set(map(str, error.validator_value)):
+    if error.validator == "enum" and isinstance(error.instance, bool) and {"yes", "no"} & set(map(str, listed)):
         word = "yes" if error.instance else "no"
         return f"{error.instance!r} is not one of {error.validator_value!r}: YAML reads a bare {word} as a boolean, write \"{word}\" in quotes"
     if error.validator in ("oneOf", "anyOf") and error.context:
@@ -143,7 +144,7 @@ def _full_message(error: jsonschema.ValidationError) -> str:
 
 def _branch_message(error: jsonschema.ValidationError) -> str:
     """For a oneOf, explain the branch the document meant: the one whose ``type`` matched."""
-    branches: dict[int, list[jsonschema.ValidationError]] = {}
+    branches: dict[str | int, list[jsonschema.ValidationError]] = {}
     for sub in error.context or ():
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)
     meant = [errs for errs in branches.values() if not any(list(e.relative_path)[:1] == ["type"] for e in errs)]

@@ -20,12 +20,12 @@ from typing import Any
 
 import jsonschema
 
+from .errors import CanastaError
 from .paths import spec_dir
 from .schemas import SchemaFileError, schema_errors
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
 from .yamlio import PathPart, Problem, YamlDocument, YamlError, read_yaml
-from .errors import CanastaError
 
 RULE_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$")
 

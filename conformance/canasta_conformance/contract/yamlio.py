@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from .errors import CanastaError
 
 try:
@@ -244,7 +245,7 @@ def _alias_problem(text: str, shown: str) -> Problem:
     try:
         for event in yaml.parse(text, Loader=_Loader):
             if isinstance(event, yaml.AliasEvent):
-                line = event.start_mark.line + 1
+                line = event.start_mark.line + 1 if event.start_mark is not None else 0
                 break
     except yaml.YAMLError:  # pragma: no cover - the text composed once already
         pass

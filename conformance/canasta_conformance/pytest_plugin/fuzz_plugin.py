@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from ..contract.engine_protocol import Engine
-from ..running.fuzz import Fuzzer, FuzzSettings, FuzzUnsupported
 from ..contract.errors import CanastaError
+from ..running.fuzz import Fuzzer, FuzzSettings, FuzzUnsupported
 
 FUZZ_PROPERTY = "canasta_fuzz"
 PROGRESS_EVERY = 2.0  # seconds between progress lines
@@ -72,7 +72,7 @@ class FuzzCampaign:
         if FUZZ_PROPERTY not in props or report.when != "call":
             return
         self.done += 1
-        self.steps += int(props.get("canasta_fuzz_steps", 0))
+        self.steps += int(str(props.get("canasta_fuzz_steps", 0)))
         if report.failed:
             self.findings.append(f"{report.nodeid}: {props.get('canasta_fuzz_finding', '')}")
         now = time.perf_counter()

@@ -119,7 +119,7 @@ class CanastaState:
                     SubprocessEngine, self.engine_cmd, timeout=self.timeout, check_protocol=self.check_protocol,
                     deadline=self.deadline,
                 )
-                self._session = EngineSession(factory, self.engine_cmd, self.judging)  # type: ignore[arg-type]
+                self._session = EngineSession(factory, self.engine_cmd, self.judging)
             else:
                 self._session = EngineSession.from_spec(self.engine_spec, self.judging)
             self._session.max_consecutive_faults = self.max_engine_faults

@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
 
 # the report module loads with the first scenario result: the plugin registers this collector in
 # every pytest run, scenarios or not
@@ -87,7 +86,7 @@ class ResultCollector:
         self._header = header
         self.entries: dict[str, ReportEntry] = {}
         self.worker_engines: list[Mapping[str, Any]] = []
-        self.started = datetime.now(timezone.utc)
+        self.started = datetime.now(UTC)
         self._clock = time.perf_counter()
         self.written: list[str] = []  # lines for the terminal summary
 
@@ -104,7 +103,7 @@ class ResultCollector:
 
     def header(self) -> dict[str, Any]:
         header = self._header(self.worker_engines)
-        finished = datetime.now(timezone.utc)
+        finished = datetime.now(UTC)
         header.update(
             started=self.started.isoformat(timespec="seconds"), finished=finished.isoformat(timespec="seconds"),
             seconds=round(time.perf_counter() - self._clock, 3),

@@ -76,7 +76,7 @@ def position_diff(expected: Mapping[str, Any], actual: Position) -> list[str]:
             got_talons = actual.talons
             if len(want) != len(got_talons):
                 lines.append(f"talons: expected {len(want)} talons, actual {len(got_talons)}")
-            for index, (talon, got) in enumerate(zip(want, got_talons)):
+            for index, (talon, got) in enumerate(zip(want, got_talons, strict=False)):  # a count that differs is reported above
                 lines += _multiset_diff(f"talons[{index}]", _cards(talon), got)
         elif key in ("pile", "stock"):
             lines += _sequence_diff(key, _cards(want), getattr(actual, key))

@@ -33,18 +33,30 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ..contract.variant_rules import VariantRules
 from ..contract.cards import Card, full_deck, sort_cards
-from .diff import full_position_diff, score_diff
 from ..contract.defaults import DEFAULT_ENGINE
 from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, OperationUnsupported, resolve_factory
+from ..contract.errors import CanastaError
 from ..contract.model import (
-    Action, Answer, Ask, Decline, Discard, Draw, Meld, MeldGroup, NextHand, Outcome, Position, ScoreSheet, TakePile,
+    Action,
+    Answer,
+    Ask,
+    Decline,
+    Discard,
+    Draw,
+    Meld,
+    MeldGroup,
+    NextHand,
+    Outcome,
+    Position,
+    ScoreSheet,
+    TakePile,
     format_action,
 )
 from ..contract.scenario import setup_problems
 from ..contract.spec import Spec, load_spec
-from ..contract.errors import CanastaError
+from ..contract.variant_rules import VariantRules
+from .diff import full_position_diff, score_diff
 
 Kind = Literal["start", "verdict", "citation", "position", "score", "legal_actions", "error"]
 Start = Position | DealSetup
@@ -218,7 +230,7 @@ class Mirror:
             return call()
         except OperationUnsupported:
             raise
-        except Exception as error:  # noqa: BLE001 - an engine may raise anything
+        except Exception as error:
             if self.restart is not None:
                 self.engine = self.restart()
             raise EngineRaised(operation, error) from error
@@ -437,7 +449,7 @@ def near_miss_candidates(position: Position, legal: Sequence[Action], rules: Var
     by_rank: dict[str, list[Card]] = {}
     for c in naturals:
         by_rank.setdefault(c.rank, []).append(c)
-    for rank, cards in by_rank.items():
+    for cards in by_rank.values():
         out.append(Meld((MeldGroup(sort_cards(cards[:2])),)))  # one card short of a new meld
         if len(cards) >= rules.meld_min_cards:
             out.append(Meld((MeldGroup(sort_cards(cards)),)))  # every natural of the rank (a canasta below the minimum)
@@ -685,7 +697,7 @@ class Fuzzer:
                 return None
             positions.append(position)
 
-            def found(difference: Difference, probe: Probe) -> Finding:
+            def found(difference: Difference, probe: Probe, step: int = step) -> Finding:  # this step's
                 return self._finding(difference, probe, start, prefix, positions, game, step)
 
             legal = oracle.legal_actions()  # type: ignore[attr-defined]

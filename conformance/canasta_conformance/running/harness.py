@@ -9,10 +9,8 @@ from dataclasses import dataclass, field
 
 from ..contract.defaults import MAX_CONSECUTIVE_FAULTS
 from ..contract.engine_protocol import Capabilities, Engine, EngineFactory, EngineLoadError, resolve_factory
-from .runner import Judging, Result, describe_error, run_scenario
 from ..contract.scenario import Scenario
-
-
+from .runner import Judging, Result, describe_error, run_scenario
 
 
 @dataclass

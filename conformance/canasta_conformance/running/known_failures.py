@@ -14,9 +14,9 @@ from pathlib import Path
 
 import yaml
 
+from ..contract.errors import CanastaError
 from ..contract.schemas import schema_errors
 from ..contract.yamlio import Problem, YamlError, display_path, read_yaml
-from ..contract.errors import CanastaError
 
 #: statuses that mean "the engine does not pass this scenario" (xfail: it still fails)
 FAILING = frozenset({"failed", "error", "xfail"})

@@ -7,10 +7,10 @@ and what the sources say; then the scenario's notes; then expected vs actual.
 
 from __future__ import annotations
 
-from .runner import Result
 from ..contract.scenario import Scenario
 from ..contract.spec import Rule, Spec
 from ..contract.tiers import DESIGN_NOTE
+from .runner import Result
 
 QUOTE_CHARS = 110
 

@@ -4,10 +4,10 @@ score sheets."""
 from __future__ import annotations
 
 from ..contract.engine_protocol import DealSetup, Engine
+from ..contract.errors import CanastaError
 from ..contract.model import NextHand, format_action
 from ..contract.records import GameRecord
 from .diff import full_position_diff, score_diff
-from ..contract.errors import CanastaError
 
 
 class ReplayError(CanastaError):

@@ -16,13 +16,13 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .diff import full_position_diff, position_diff, score_diff
 from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
+from ..contract.errors import CanastaError
 from ..contract.model import Action, Outcome, format_action
 from ..contract.scenario import Scenario, Step
 from ..contract.spec import Spec, load_spec
 from ..contract.tiers import Tier, scenario_tier
-from ..contract.errors import CanastaError
+from .diff import full_position_diff, position_diff, score_diff
 
 Status = Literal["passed", "failed", "error", "unsupported", "rule-differs"]
 #: a citation that is a broader rule of an expected one agrees; any other differs

@@ -21,11 +21,11 @@ from typing import Any
 import yaml
 
 from ..contract.engine_protocol import DealSetup, Engine, OperationUnsupported
-from .fuzz import Difference, EngineRaised, Finding, Fuzzer, Mirror, Probe, Start, check, oracle_factory, suit_class
 from ..contract.model import WILD_MELD, Action, Meld, Outcome, Position, TakePile, TurnFacts, format_action, meld_rank
-from .runner import Result, run_scenario
 from ..contract.scenario import Scenario, ScenarioError, load_scenario, position_problems
 from ..contract.spec import Spec
+from .fuzz import Difference, EngineRaised, Finding, Fuzzer, Mirror, Probe, Start, check, oracle_factory, suit_class
+from .runner import Result, run_scenario
 
 #: for editors: the file is meant to live in scenarios/<area>/ of the project
 MODELINE = "# yaml-language-server: $schema=../../spec/schema/scenario.schema.json"
@@ -113,14 +113,15 @@ class Shrinker:
                     probe, found = Probe("apply", action), difference
                     break
 
-        def same(start: Start, prefix: Sequence[Action]) -> Difference | None:  # noqa: F811 - now with the smaller probe
+        def same_with_probe(start: Start, prefix: Sequence[Action]) -> Difference | None:
+            """Like ``same``, with the smallest probe found."""
             self.tries += 1
             difference = reproduce(self.mirror, start, prefix, probe)
             return difference if difference is not None and difference.signature == wanted else None
 
         if isinstance(start, Position) and probe.check != "start":
-            start, found = self._remove_cards(start, prefix, found, same)
-            start, found = self._simplify(start, prefix, found, same)
+            start, found = self._remove_cards(start, prefix, found, same_with_probe)
+            start, found = self._simplify(start, prefix, found, same_with_probe)
         return Reproduction(start, tuple(prefix), probe, found, self.tries)
 
     def _valid(self, position: Position) -> bool:
@@ -394,7 +395,7 @@ def _partial(expected: Position, actual: Position | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in ("hands", "melds", "red_threes"):
         if key in got and len(got[key]) == len(want[key]):
-            entries = [w if w != g else None for w, g in zip(want[key], got[key])]
+            entries = [w if w != g else None for w, g in zip(want[key], got[key], strict=True)]
         else:
             entries = list(want[key])
         if any(e is not None for e in entries):

@@ -7,13 +7,12 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
 from pathlib import Path
+from typing import Any, NoReturn
 
-from ..contract.paths import scenarios_dir, spec_dir
 from ..contract.defaults import DEFAULT_ENGINE
+from ..contract.paths import scenarios_dir, spec_dir
 from ..contract.yamlio import Problem, excerpt
-
 
 #: the exit status when stdout was closed early (as a program killed by SIGPIPE, e.g. ``| head``)
 CLOSED_PIPE = 141
@@ -252,7 +251,7 @@ def _scenario_files(paths: Sequence[Path], problems: list[Problem]) -> list[Path
 
 
 def _validate(args: argparse.Namespace, extra: list[str]) -> int:
-    from ..contract.scenario import load_scenarios
+    from ..contract.scenario import Scenario, load_scenarios
     from ..contract.spec import read_spec
 
     spec = read_spec(spec_dir())
@@ -260,7 +259,8 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
     path_problems: list[Problem] = []
     files = _scenario_files(args.paths, path_problems)
     if spec.problems:  # scenarios are checked against the spec: a broken one would only add noise
-        scenarios, scenario_problems = [], []
+        scenarios: list[Scenario] = []
+        scenario_problems: list[Problem] = []
         print(f"canasta validate: the {len(files)} scenario files are not checked until the spec has no problems", file=sys.stderr)
     else:
         scenarios, scenario_problems = load_scenarios(files, spec)
@@ -282,9 +282,9 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _coverage(args: argparse.Namespace, extra: list[str]) -> int:
-    from .coverage import compute_coverage, compute_variant_coverage, format_coverage, format_variant_coverage
     from ..contract.scenario import load_scenarios
     from ..contract.spec import read_spec
+    from .coverage import compute_coverage, compute_variant_coverage, format_coverage, format_variant_coverage
 
     spec = read_spec(spec_dir())
     problems: list[Problem] = list(spec.problems)
@@ -341,8 +341,8 @@ def _fuzz(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _export(args: argparse.Namespace, extra: list[str]) -> int:
-    from .export import ExportError, export_corpus
     from ..contract.spec import SpecError
+    from .export import ExportError, export_corpus
 
     try:
         written = export_corpus(args.directory, scenarios_root=args.scenarios)
@@ -358,11 +358,11 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
     import json
 
     from ..contract.engine_protocol import EngineLoadError, cannot_play, resolve_factory
-    from .game_text import game_log, is_text_record, record_from_text, record_to_text
     from ..contract.model import FormatError
     from ..contract.records import GameRecord
-    from ..running.replay import ReplayError, replay
     from ..contract.spec import SpecError, load_spec
+    from ..running.replay import ReplayError, replay
+    from .game_text import game_log, is_text_record, record_from_text, record_to_text
 
     if args.replay:
         try:

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.defaults import TIERS
 from ..contract.scenario import Scenario
 from ..contract.spec import Spec
-from ..contract.defaults import TIERS
 from ..contract.tiers import scenario_tier
 
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..contract.paths import scenarios_dir
-from ..transports.protocol import PROTOCOL_VERSION, deal_to_json
 from ..contract.engine_protocol import DealSetup
+from ..contract.errors import CanastaError
+from ..contract.paths import scenarios_dir
 from ..contract.scenario import Scenario, Step, load_scenarios, scenario_files
 from ..contract.spec import Spec, VariantError, load_spec
 from ..contract.tiers import scenario_tier
-from ..contract.errors import CanastaError
+from ..transports.protocol import PROTOCOL_VERSION, deal_to_json
 
 FORMAT = "canasta-corpus"
 FORMAT_VERSION = 1

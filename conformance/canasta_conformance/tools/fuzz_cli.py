@@ -24,7 +24,7 @@ def engine_factory(engine: str | None, engine_cmd: str | None, timeout: float) -
     if engine_cmd:
         from ..transports.subprocess_engine import SubprocessEngine
 
-        return partial(SubprocessEngine, engine_cmd, timeout=timeout), engine_cmd  # type: ignore[return-value]
+        return partial(SubprocessEngine, engine_cmd, timeout=timeout), engine_cmd
     spec = engine or DEFAULT_ENGINE
     return resolve_factory(spec), spec
 

@@ -26,7 +26,21 @@ from collections.abc import Iterator
 
 from ..contract.cards import Card, card
 from ..contract.engine_protocol import DealSetup, Engine
-from ..contract.model import Action, Answer, Ask, Decline, Discard, Draw, FormatError, Meld, NextHand, Position, TakePile, action_text, parse_action
+from ..contract.model import (
+    Action,
+    Answer,
+    Ask,
+    Decline,
+    Discard,
+    Draw,
+    FormatError,
+    Meld,
+    NextHand,
+    Position,
+    TakePile,
+    action_text,
+    parse_action,
+)
 from ..contract.records import GameRecord, HandRecord
 
 TEXT_FORMAT = "canasta-game-record 1"

@@ -19,9 +19,23 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ..contract.cards import Card, full_deck
-from ..contract.engine_protocol import DealSetup, Dealer, Engine, LegalActions
+from ..contract.engine_protocol import Dealer, DealSetup, Engine, LegalActions
 from ..contract.errors import CanastaError
-from ..contract.model import WILD_MELD, Action, Answer, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, NextHand, Position, SpecialHand, TakePile
+from ..contract.model import (
+    WILD_MELD,
+    Action,
+    Answer,
+    Decline,
+    Discard,
+    Draw,
+    EndTurn,
+    Meld,
+    MeldGroup,
+    NextHand,
+    Position,
+    SpecialHand,
+    TakePile,
+)
 from ..contract.records import GameRecord, HandRecord
 from ..contract.spec import Spec
 from ..contract.variant_rules import VariantRules

@@ -26,10 +26,11 @@ from hypothesis import strategies as st
 
 from ..contract.cards import full_deck
 from ..contract.engine_protocol import DealSetup, Engine
-from ..running.fuzz import check, near_misses as _near_misses, oracle_factory
 from ..contract.model import Action, Position
 from ..contract.spec import Spec, load_spec
 from ..contract.variant_rules import VariantRules
+from ..running.fuzz import check, oracle_factory
+from ..running.fuzz import near_misses as _near_misses
 
 __all__ = ["deals", "legal_actions", "near_misses", "positions", "positions_and_actions", "reference"]
 

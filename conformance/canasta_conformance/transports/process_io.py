@@ -15,6 +15,7 @@ import threading
 import time
 from collections import deque
 from typing import IO, Protocol
+
 from ..contract.errors import CanastaError
 
 STDERR_LINES = 20
@@ -166,7 +167,7 @@ class SelectorLineReader:
 class ThreadLineReader:  # pragma: no cover - the POSIX path is the tested one
     def __init__(self, stdout: IO[bytes], stderr: IO[bytes], max_line: int = MAX_LINE_BYTES) -> None:
         self._max_line = max_line
-        self._lines: queue.Queue[bytes | None | LineTooLong] = queue.Queue()
+        self._lines: queue.Queue[bytes | LineTooLong | None] = queue.Queue()
         self._stderr = _StderrTail()
         self._threads = [
             threading.Thread(target=self._pump, args=(stdout, self._lines.put, True), daemon=True),
@@ -186,7 +187,7 @@ class ThreadLineReader:  # pragma: no cover - the POSIX path is the tested one
             pass
         put(None)  # type: ignore[operator]
 
-    def _stderr_line(self, line: bytes | None | LineTooLong) -> None:
+    def _stderr_line(self, line: bytes | LineTooLong | None) -> None:
         if isinstance(line, bytes):
             self._stderr.feed(line)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from ..contract.cards import card
 from ..contract.engine_protocol import Capabilities, DealSetup
-from ..contract.schemas import definition_errors
 from ..contract.errors import CanastaError
+from ..contract.schemas import definition_errors
 
 PROTOCOL_VERSION = 1
 

@@ -14,10 +14,10 @@ from typing import IO, Any
 
 from ..contract.engine_protocol import Engine, OperationUnsupported
 from ..contract.model import FormatError, Position, action_from_json
-from .protocol import PROTOCOL_VERSION, ProtocolError, deal_from_json, decode, encode
 from ..contract.scenario import impossible, setup_problems
 from ..contract.spec import load_spec
 from ..contract.yamlio import excerpt
+from .protocol import PROTOCOL_VERSION, ProtocolError, deal_from_json, decode, encode
 
 #: the longest request line answered (a position is a few kilobytes)
 MAX_REQUEST_CHARS = 8_000_000

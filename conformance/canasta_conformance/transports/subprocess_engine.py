@@ -24,8 +24,16 @@ from ..contract.engine_protocol import Capabilities, DealSetup, EngineFault, Eng
 from ..contract.model import Action, FormatError, Outcome, Position, ScoreSheet, action_from_json
 from .process_io import LineTooLong, ReplyTimeout, line_reader
 from .protocol import (
-    PROTOCOL_VERSION, ProtocolError, capabilities_from_json, deal_to_json, decode, encode, error_message,
-    reply_kind, reply_violations, request_violations,
+    PROTOCOL_VERSION,
+    ProtocolError,
+    capabilities_from_json,
+    deal_to_json,
+    decode,
+    encode,
+    error_message,
+    reply_kind,
+    reply_violations,
+    request_violations,
 )
 
 #: the handshake may take at least this long, whatever the per-request timeout (programs start slowly)
