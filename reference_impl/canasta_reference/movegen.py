@@ -47,11 +47,11 @@ and distinct discard) is listed exactly.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
 from typing import TYPE_CHECKING
 
-from canasta_conformance.contract.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
+from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS as _RED_SUITS, TOKENS, Card, card, sort_key
 from canasta_conformance.contract.model import (
     WILD_MELD,
     Action,
@@ -66,6 +66,7 @@ from canasta_conformance.contract.model import (
     SpecialHand,
     TakePile,
 )
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from .going_out import can_go_out
 from .pile import is_frozen_for, one_card_rule_applies
@@ -116,6 +117,42 @@ def _wild_vectors(avail: WildVector, cap: int) -> list[tuple[WildVector, int]]:
     return vectors
 
 
+WildTable = tuple[list[tuple[WildVector, int, int]], list[list[tuple[WildVector, int, tuple[Card, ...]]]]]
+_WILD_TABLES: dict[tuple[tuple[tuple[Card, ...], ...], tuple[int, ...], int], WildTable] = {}
+
+
+def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int) -> WildTable:
+    """The choices of at most ``cap`` of the wild cards ``kinds`` (by kind, canonical order, each
+    kind counting its value): as (vector, how many, their count), fewest first, and grouped by how
+    many cards they hold as (vector, count, the canonical cards). The same wild cards come back
+    hand after hand, so the table is built once for each."""
+    key = (tuple(map(tuple, kinds)), tuple(values), cap)
+    table = _WILD_TABLES.get(key)
+    if table is None:
+        avail = tuple(len(cards) for cards in kinds)
+        choices = [(v, n, sum(k * w for k, w in zip(v, values, strict=True))) for v, n in _wild_vectors(avail, cap)]
+        grouped: list[list[tuple[WildVector, int, tuple[Card, ...]]]] = [[] for _ in range(cap + 1)]
+        for vector, n, value in choices:
+            cards: tuple[Card, ...] = ()
+            for i, k in enumerate(vector):
+                if k:
+                    cards += tuple(kinds[i][:k])
+            grouped[n].append((vector, value, cards))
+        table = _WILD_TABLES[key] = (choices, grouped)
+    return table
+
+
+_ONE_GROUP: dict[tuple[tuple[Card, ...], str | None], Meld] = {}
+
+
+def _one_group_meld(cards: tuple[Card, ...], tag: str | None = None) -> Meld:
+    """The action laying one group (actions are immutable values: each is built once and shared)."""
+    meld = _ONE_GROUP.get((cards, tag))
+    if meld is None:
+        meld = _ONE_GROUP[(cards, tag)] = Meld((MeldGroup(cards, tag),))
+    return meld
+
+
 class Facts:
     """Everything the generator needs about a position, computed once: the hand as count vectors
     (naturals by rank, wild cards by kind, both in canonical card order) and the side's melds."""
@@ -129,33 +166,26 @@ class Facts:
         self.melded = bool(self.melds)
         self.minimum = 0 if self.melded else state.initial_minimum()
         hand = state.hand
-        by_rank: dict[str, list[Card]] = {}
-        size = 0
-        for c, n in hand.items():
-            if n:
-                size += n
-                same = by_rank.get(c.rank)
-                if same is None:
-                    by_rank[c.rank] = [c] * n
-                else:
-                    same += [c] * n
-        self.hand_size = size
+        #: the hand's distinct cards in canonical order (sorted once; ranks come out grouped)
+        self.distinct: list[Card] = sorted([c for c, n in hand.items() if n], key=_KEY.__getitem__)
         self.naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
         wild_cards: dict[str, list[Card]] = {}
+        wild_ranks = rules.cards_wild_ranks
         self.red_threes = 0
-        for rank in sorted(by_rank, key=_RANK_ORDER.__getitem__):
-            cards = by_rank[rank]
-            if len(cards) > 1:
-                cards.sort(key=_KEY.__getitem__)
-            if rank in rules.cards_wild_ranks:
-                wild_cards[rank] = cards
-            elif rank == "3" and any(c.is_red_three for c in cards):
-                blacks = [c for c in cards if not c.is_red_three]
-                self.red_threes = len(cards) - len(blacks)
-                if blacks:
-                    self.naturals[rank] = blacks
+        size = 0
+        for c in self.distinct:
+            n = hand[c]
+            size += n
+            if c.rank == "3" and c.suit in _RED_SUITS:
+                self.red_threes += n
+                continue
+            group = wild_cards if c.rank in wild_ranks else self.naturals
+            same = group.get(c.rank)
+            if same is None:
+                group[c.rank] = [c] * n
             else:
-                self.naturals[rank] = cards
+                same += [c] * n
+        self.hand_size = size
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
         self.wild_values: list[int] = [rules.value(cards[0]) for cards in self.wild_kinds]
         self.wild_avail: WildVector = tuple(len(cards) for cards in self.wild_kinds)
@@ -202,8 +232,7 @@ class Facts:
         (vector, how many, their count)."""
         choices = self._choices.get(cap)
         if choices is None:
-            values = self.wild_values
-            choices = [(v, n, sum(k * w for k, w in zip(v, values, strict=True))) for v, n in _wild_vectors(self.wild_avail, cap)]
+            choices = _wild_table(self.wild_kinds, self.wild_values, cap)[0]
             self._choices[cap] = choices
         return choices
 
@@ -212,13 +241,7 @@ class Facts:
         (vector, count, the canonical cards)."""
         grouped = self._by_count.get(cap)
         if grouped is None:
-            grouped = [[] for _ in range(cap + 1)]
-            for vector, n, value in self.wild_choices(cap):
-                cards: tuple[Card, ...] = ()
-                for i, k in enumerate(vector):
-                    if k:
-                        cards += tuple(self.wild_kinds[i][:k])
-                grouped[n].append((vector, value, cards))
+            grouped = _wild_table(self.wild_kinds, self.wild_values, cap)[1]
             self._by_count[cap] = grouped
         return grouped
 
@@ -395,18 +418,41 @@ def pile_can_be_taken(state: HandState) -> bool:
     return not one_card_rule_applies(state)
 
 
-def take_cards_allowed(f: Facts, rank: str, naturals: int, wilds: int, frozen_for_side: bool) -> bool:
+def take_cards_allowed(
+    rules: VariantRules, side_melds: Mapping[str, object], rank: str, naturals: int, wilds: int, frozen_for_side: bool,
+) -> bool:
     """pile.frozen.take-with-natural-pair (and initial.pile-natural-pair): a natural pair when the
     pile is frozen against the side; otherwise one of the variant's ways (pile.unfrozen.*,
     pile.no-two-wilds)."""
     if frozen_for_side:
         return naturals >= 2
-    ways = f.rules.pile_take_unfrozen_with
+    ways = rules.pile_take_unfrozen_with
     if naturals >= 2 and "natural_pair" in ways:
         return True
     if naturals == 1 and wilds and "natural_and_wild" in ways:
         return True
-    return rank in f.melds and "add_to_meld" in ways
+    return rank in side_melds and "add_to_meld" in ways
+
+
+def hand_may_take(state: HandState) -> bool:
+    """take_cards_allowed for the most the hand allows (a natural pair, a natural and a wild card,
+    or nothing from the hand): whether the hand holds the cards of some way of taking the top card
+    at all, read without building the position's facts (most hands cannot take the pile)."""
+    rules = state.rules
+    rank = state.pile[-1].rank
+    naturals = wilds = 0
+    for c, n in state.hand.items():
+        if c.rank == rank:
+            naturals += n
+        elif c.rank in rules.cards_wild_ranks:
+            wilds += n
+    frozen = is_frozen_for(state, state.side)
+    side_melds = state.melds[state.side]
+    one_wild = min(wilds, rules.meld_max_wilds, 1)
+    return any(
+        take_cards_allowed(rules, side_melds, rank, k, n, frozen)
+        for k, n in ((min(naturals, 2), 0), (min(naturals, 1), one_wild), (0, 0))
+    )
 
 
 def may_decline(engine: ReferenceEngine, state: HandState, some_take: bool) -> bool:
@@ -427,7 +473,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
     if state.phase == "draw":
         if state.stock:
             out.append(DRAW)
-        takes = list(take_actions(Facts(state))) if pile_can_be_taken(state) else []
+        takes = list(take_actions(Facts(state))) if pile_can_be_taken(state) and hand_may_take(state) else []
         if not state.stock and may_decline(engine, state, bool(takes)):
             out.append(DECLINE)
         out += takes
@@ -436,7 +482,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
         if state.last_card_red_three:
             out.append(END_TURN)  # stock.last-card.red-three: meld or not, then end the turn
         elif may_discard(f, state.question == "yes" and can_go_out(state)):
-            out += [_DISCARDS[c] for c in sorted(state.hand, key=_KEY.__getitem__) if state.hand[c] and discard_allowed(f, c)]
+            out += [_DISCARDS[c] for c in f.distinct if discard_allowed(f, c)]
         out += meld_actions(f)
         out += special_hands(f)
     return out
@@ -501,7 +547,7 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
                 tag = rank if k == 0 else None
                 for _, wild_value, wilds in by_count[n]:
                     if reaches_minimum(f, k * value + wild_value) or concealed_exception(f, left, canastas + canasta, canasta):
-                        yield Meld((MeldGroup(_in_order(f, wilds + naturals), tag),))
+                        yield _one_group_meld(_in_order(f, wilds + naturals), tag)
 
 
 def wild_meld_melds(f: Facts) -> Iterator[Meld]:
@@ -518,7 +564,7 @@ def wild_meld_melds(f: Facts) -> Iterator[Meld]:
         canasta = completes_canasta(f, WILD_MELD, n)
         if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0, size + n < f.rules.canasta_min_cards):
             for _, _, wilds in by_count[n]:
-                yield Meld((MeldGroup(_in_order(f, wilds)),))
+                yield _one_group_meld(_in_order(f, wilds))
 
 
 def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
@@ -837,7 +883,7 @@ def take_actions(f: Facts) -> Iterator[TakePile]:
     naturals = f.naturals.get(rank, ())
     for k in range(len(naturals) + 1):
         for n in range(len(by_count)):
-            if not by_count[n] or not take_cards_allowed(f, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n, not f.melded):
+            if not by_count[n] or not take_cards_allowed(rules, f.melds, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n, not f.melded):
                 continue
             left = f.hand_size - k - n + rest
             canasta = completes_canasta(f, rank, k + 1 + n)
