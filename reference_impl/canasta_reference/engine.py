@@ -9,7 +9,7 @@ action that causes them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, OperationUnsupported, cannot_play
 from canasta_conformance.contract.model import (
@@ -38,7 +38,7 @@ from canasta_conformance.contract.variant_rules import VariantRules
 from . import __version__
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
-from .melds import MeldPlan, check_in_hand, count, plan_melds, remove_from_hand
+from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, plan_melds, remove_card, remove_from_hand
 from .movegen import Facts, take_actions
 from .movegen import legal_actions as list_legal_actions
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
@@ -136,16 +136,16 @@ class ReferenceEngine:
         return self._plan(action)[1] is not None
 
     def _plan(self, action: Action) -> tuple[Outcome, Commit | None]:
-        name = self._handlers.get(type(action))
-        if name is None:
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
             return Outcome.malformed(f"{action!r} is not an action"), None
         try:
-            commit = getattr(self, name)(self._state, action)
+            commit = handler(self, self._state, action)
         except Illegal as illegal:
             return Outcome.reject(illegal.rule, illegal.message), None
         except Malformed as malformed:
             return Outcome.malformed(str(malformed)), None
-        return Outcome.accept(), commit
+        return _ACCEPTED, commit
 
     @property
     def _state(self) -> HandState:
@@ -173,6 +173,8 @@ class ReferenceEngine:
             raise Illegal("turn.phase", f"{what} is done {when}")
 
     def _start_of_action(self, state: HandState, phase: str, what: str) -> None:
+        if state.phase == phase and state.question != "pending":
+            return  # the hand is live, no question waits and the phase is right: every check passes
         self._check_hand_not_over(state)
         self._check_no_pending_question(state)
         self._check_phase(state, phase, what)
@@ -308,7 +310,7 @@ class ReferenceEngine:
     # --- discarding ---------------------------------------------------------------------------------
     def _discard(self, state: HandState, action: Discard) -> Commit:
         self._start_of_action(state, "play", "discarding")
-        taken = check_in_hand(state.hand, [action.card])
+        check_card_in_hand(state.hand, action.card)
         if state.last_card_red_three:
             raise Illegal("stock.last-card.red-three", "after a red three drawn as the last stock card the player may meld but not discard: end the turn")
         if action.card.is_red_three:
@@ -322,7 +324,7 @@ class ReferenceEngine:
             raise Illegal("out.ask.binding", "partner said yes: the player must go out this turn")
 
         def commit() -> None:
-            remove_from_hand(state.hand, taken)
+            remove_card(state.hand, action.card)
             state.pile.append(action.card)
             if going_out:
                 self._go_out(state)
@@ -570,11 +572,16 @@ class ReferenceEngine:
         if state.rules.red_three_dealt_timing == "first_turn":
             expose_red_threes(state, state.turn)  # dealt red threes, on the holder's first turn
 
-    _handlers: ClassVar[dict[type, str]] = {
-        Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
-        Decline: "_decline", NextHand: "_next_hand", SpecialHand: "_special_hand", EndTurn: "_end_turn_now",
-    }
 
+
+#: each action's handler: it checks every obligation (raising Illegal or Malformed) and returns the commit
+_HANDLERS: dict[type, Callable[[ReferenceEngine, HandState, Any], Commit]] = {
+    Draw: ReferenceEngine._draw, TakePile: ReferenceEngine._take, Meld: ReferenceEngine._meld,
+    Discard: ReferenceEngine._discard, Ask: ReferenceEngine._ask, Answer: ReferenceEngine._answer,
+    Decline: ReferenceEngine._decline, NextHand: ReferenceEngine._next_hand,
+    SpecialHand: ReferenceEngine._special_hand, EndTurn: ReferenceEngine._end_turn_now,
+}
+_ACCEPTED = Outcome.accept()
 
 
 def _refuse_impossible(what: str, problems: list[str]) -> None:

@@ -184,6 +184,20 @@ def check_in_hand(hand: Counter[Card], cards: Iterable[Card]) -> Counter[Card]:
     return wanted
 
 
+def check_card_in_hand(hand: Counter[Card], card: Card) -> None:
+    """One card (a discard): Malformed if the hand does not hold it (as check_in_hand says)."""
+    if hand.get(card, 0) < 1:
+        raise Malformed(f"the hand does not hold {card.token}")
+
+
+def remove_card(hand: Counter[Card], card: Card) -> None:
+    left = hand[card] - 1
+    if left:
+        hand[card] = left
+    else:
+        del hand[card]
+
+
 def remove_from_hand(hand: Counter[Card], wanted: Counter[Card]) -> None:
     for card, n in wanted.items():
         left = hand[card] - n
