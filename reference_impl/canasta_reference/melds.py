@@ -195,7 +195,7 @@ def remove_card(hand: Counter[Card], card: Card) -> None:
     if left:
         hand[card] = left
     else:
-        del hand[card]
+        hand.pop(card)  # (dict.pop: Counter.__delitem__ is Python code)
 
 
 def remove_from_hand(hand: Counter[Card], wanted: Counter[Card]) -> None:
@@ -204,7 +204,7 @@ def remove_from_hand(hand: Counter[Card], wanted: Counter[Card]) -> None:
         if left:
             hand[card] = left
         else:
-            del hand[card]
+            hand.pop(card)
 
 
 def count(cards: Iterable[Card], rules: VariantRules) -> int:

@@ -529,25 +529,29 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
     best_wilds = max((value for _, _, value in f.wild_choices(rules.meld_max_wilds)), default=0)
     initial = not f.melded
     open_after = f.wild_meld_open  # one group of a natural rank does not change the wild-card meld
+    wild_counts = [n for n in range(len(by_count)) if by_count[n]]  # how many wild cards one group can hold
     for rank in [*f.naturals, *(r for r in melds if r not in f.naturals and r != WILD_MELD)]:
         cards = f.naturals.get(rank, ())
         value = f.natural_value(rank)
-        if not f.melded and len(cards) * value + best_wilds < f.minimum and hand_size - len(cards) - sum(f.wild_avail) > 1:
+        if initial and len(cards) * value + best_wilds < f.minimum and hand_size - len(cards) - sum(f.wild_avail) > 1:
             continue  # initial.table: this rank cannot reach the minimum, nor go out concealed
-        counts = range(1) if rank == "3" else range(len(by_count))
+        counts = wild_counts[:1] if rank == "3" else wild_counts
         for k in range(0 if rank in melds else rules.meld_min_naturals, len(cards) + 1):
             naturals = tuple(cards[:k])
+            tag = rank if k == 0 else None
             for n in counts:
-                if not by_count[n] or not group_is_legal(f, rank, k, n, initial):
+                if not group_is_legal(f, rank, k, n, initial):
                     continue
                 left = hand_size - k - n
                 canasta = completes_canasta(f, rank, k + n)
                 if not cards_left_allowed(f, left, canastas + canasta, rank == "3", left == 0, open_after):
                     continue
-                tag = rank if k == 0 else None
                 for _, wild_value, wilds in by_count[n]:
-                    if reaches_minimum(f, k * value + wild_value) or concealed_exception(f, left, canastas + canasta, canasta):
-                        yield _one_group_meld(_in_order(f, wilds + naturals), tag)
+                    if initial and not reaches_minimum(f, k * value + wild_value) and not concealed_exception(
+                        f, left, canastas + canasta, canasta
+                    ):
+                        continue  # (a side that has melded has no minimum to reach)
+                    yield _one_group_meld(wilds + naturals if f.wilds_first else _in_order(f, wilds + naturals), tag)
 
 
 def wild_meld_melds(f: Facts) -> Iterator[Meld]:
