@@ -83,6 +83,7 @@ END_TURN = EndTurn()
 ANSWERS: tuple[Answer, Answer] = (Answer(True), Answer(False))
 _KEY: dict[Card, tuple[int, int]] = {card(token): sort_key(card(token)) for token in TOKENS}
 _DISCARDS: dict[Card, Discard] = {c: Discard(c) for c in _KEY}  # actions are immutable values: share them
+_ORDINAL: dict[Card, int] = {c: i for i, c in enumerate(sorted(_KEY, key=_KEY.__getitem__))}  # canonical order
 _ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
 
 WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
@@ -167,14 +168,14 @@ class Facts:
         self.minimum = 0 if self.melded else state.initial_minimum()
         hand = state.hand
         #: the hand's distinct cards in canonical order (sorted once; ranks come out grouped)
-        self.distinct: list[Card] = sorted([c for c, n in hand.items() if n], key=_KEY.__getitem__)
+        counted = sorted([(_ORDINAL[c], c, n) for c, n in hand.items() if n])
+        self.distinct: list[Card] = [c for _, c, _ in counted]
         self.naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
         wild_cards: dict[str, list[Card]] = {}
         wild_ranks = rules.cards_wild_ranks
         self.red_threes = 0
         size = 0
-        for c in self.distinct:
-            n = hand[c]
+        for _, c, n in counted:
             size += n
             if c.rank == "3" and c.suit in _RED_SUITS:
                 self.red_threes += n
@@ -526,13 +527,13 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
     hand_size = f.hand_size
     by_count = f.wilds_by_count(rules.meld_max_wilds)
     canastas = f.canastas
-    best_wilds = max((value for _, _, value in f.wild_choices(rules.meld_max_wilds)), default=0)
     initial = not f.melded
+    best_wilds = max((value for _, _, value in f.wild_choices(rules.meld_max_wilds)), default=0) if initial else 0
     open_after = f.wild_meld_open  # one group of a natural rank does not change the wild-card meld
     wild_counts = [n for n in range(len(by_count)) if by_count[n]]  # how many wild cards one group can hold
     for rank in [*f.naturals, *(r for r in melds if r not in f.naturals and r != WILD_MELD)]:
         cards = f.naturals.get(rank, ())
-        value = f.natural_value(rank)
+        value = f.natural_value(rank) if initial else 0  # (only the initial meld counts)
         if initial and len(cards) * value + best_wilds < f.minimum and hand_size - len(cards) - sum(f.wild_avail) > 1:
             continue  # initial.table: this rank cannot reach the minimum, nor go out concealed
         counts = wild_counts[:1] if rank == "3" else wild_counts
