@@ -51,7 +51,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
 from typing import TYPE_CHECKING
 
-from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS as _RED_SUITS, TOKENS, Card, card, sort_key
+from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS, TOKENS, Card, card, sort_key
 from canasta_conformance.contract.model import (
     WILD_MELD,
     Action,
@@ -177,7 +177,7 @@ class Facts:
         size = 0
         for _, c, n in counted:
             size += n
-            if c.rank == "3" and c.suit in _RED_SUITS:
+            if c.rank == "3" and c.suit in RED_SUITS:
                 self.red_threes += n
                 continue
             group = wild_cards if c.rank in wild_ranks else self.naturals
