@@ -17,7 +17,8 @@ from canasta_conformance.contract.records import GameRecord
 from canasta_conformance.running.replay import replay
 from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
-from canasta_reference.selfplay import RandomPlayer, play_game
+from canasta_conformance.tools.selfplay import play_game
+from canasta_reference.selfplay import RandomPlayer
 from players import EngineMeldingPlayer
 from strategies import actions
 
@@ -188,14 +189,14 @@ def test_every_enumerated_action_is_accepted(seed, steps, variant):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_game_record_replays_to_the_same_positions_and_scores(seed):
-    record = play_game(seed, max_hands=5)
+    record = play_game(ReferenceEngine(SPEC), SPEC, seed, max_hands=5)
     again = GameRecord.from_json(record.to_json())
     assert replay(again, ReferenceEngine(SPEC)) == sum(len(h.actions) for h in record.hands)
     assert again.hands[-1].final == record.hands[-1].final
 
 
 def test_a_whole_game_reaches_the_target_and_names_the_winner():
-    record = play_game(7)
+    record = play_game(ReferenceEngine(SPEC), SPEC, 7)
     sheet = record.final_sheet
     assert sheet is not None and sheet.game_over
     totals = [s.cumulative for s in sheet.sides]

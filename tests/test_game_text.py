@@ -9,12 +9,13 @@ from canasta_conformance.tools.game_text import game_log, record_from_text, reco
 from canasta_conformance.contract.model import FormatError, action_from_json
 from canasta_conformance.running.replay import replay
 from canasta_reference import create_engine
-from canasta_reference.selfplay import play_game
+from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.tools.selfplay import play_game
 
 
 @pytest.fixture(scope="module")
 def record():
-    return play_game(3, "classic", max_hands=2)
+    return play_game(create_engine(), load_spec(), 3, "classic", max_hands=2)
 
 
 def test_the_text_record_reads_back_to_the_same_game(record):

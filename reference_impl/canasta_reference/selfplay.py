@@ -1,6 +1,5 @@
-"""Self-play: whole games between random legal players, and records that replay exactly.
-(``canasta play`` uses the player of canasta_conformance.tools.selfplay, which picks from
-``legal_actions()`` on any engine.)
+"""A cheap random player of the reference engine, for tests that play many hands. Whole games
+(``canasta play``, game records) are played by canasta_conformance.tools.selfplay on any engine.
 
 The random player is cheap by design (it draws one candidate of each kind instead of listing
 every legal action), so thousands of hands run in a test: at the start of a turn it takes the
@@ -13,24 +12,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from typing import Any
 
-from canasta_conformance.contract.cards import Card, full_deck, sort_cards
-from canasta_conformance.contract.engine_protocol import DealSetup
-from canasta_conformance.contract.model import (
-    Action,
-    Answer,
-    Decline,
-    Discard,
-    Draw,
-    EndTurn,
-    Meld,
-    MeldGroup,
-    NextHand,
-    SpecialHand,
-    TakePile,
-)
-from canasta_conformance.contract.records import GameRecord, HandRecord
+from canasta_conformance.contract.cards import Card, sort_cards
+from canasta_conformance.contract.model import Action, Answer, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, SpecialHand, TakePile
 
 from .engine import ReferenceEngine
 
@@ -144,49 +128,3 @@ class RandomPlayer:
                 yield Meld((MeldGroup((*cards, wilds[0])),))
         if wilds and side_melds and self.rng.random() < 0.3:
             yield Meld((MeldGroup((wilds[0],), self.rng.choice(sorted(side_melds))),))
-
-
-def play_game(
-    seed: int, variant: str = "classic", options: dict[str, Any] | None = None,
-    max_hands: int = 200, max_actions_per_hand: int = 5000, engine: ReferenceEngine | None = None,
-) -> GameRecord:
-    """Play a whole game (until the target is reached, or ``max_hands``)."""
-    rng = random.Random(seed)
-    options = dict(options or {})
-    engine = engine or ReferenceEngine()
-    rules = engine.rules_for(variant, options)
-    player = RandomPlayer(rng)
-    record = GameRecord(variant, options, seed)
-    dealer = rng.randrange(rules.players)
-    for number in range(max_hands):
-        deck = full_deck(rules.deck_packs, rules.deck_jokers)
-        rng.shuffle(deck)
-        first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
-        hand = HandRecord((dealer + number) % rules.players, tuple(deck), first)
-        if number == 0:
-            engine.deal(DealSetup(variant, options, hand.dealer, hand.deck, (), first))
-        else:
-            outcome = engine.apply(NextHand(hand.deck, first))
-            assert outcome.accepted, outcome
-        play_hand(engine, player, hand, max_actions_per_hand)
-        record.hands.append(hand)
-        if hand.score is not None and hand.score.game_over:
-            break
-    return record
-
-
-def play_hand(engine: ReferenceEngine, player: RandomPlayer, hand: HandRecord, max_actions: int) -> None:
-    for _ in range(max_actions):
-        state = engine.state
-        assert state is not None
-        if state.phase == "over":
-            break
-        action = player.choose(engine)
-        outcome = engine.apply(action)
-        if not outcome.accepted:
-            raise RuntimeError(f"the engine refused the player's action {action}: {outcome}")
-        hand.actions.append(action)
-    else:
-        raise RuntimeError(f"the hand did not end within {max_actions} actions")
-    hand.final = engine.observe()
-    hand.score = engine.score()

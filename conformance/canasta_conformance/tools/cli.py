@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..contract.defaults import DEFAULT_ENGINE
+from ..contract.defaults import DEFAULT_ENGINE, DEFAULT_TIMEOUT
 from ..contract.paths import scenarios_dir, spec_dir
 from ..contract.yamlio import Problem, excerpt
 
@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz_engine = fuzz.add_mutually_exclusive_group()
     fuzz_engine.add_argument("--engine", default=None, metavar="MODULE:FACTORY", help=f"the engine under test, in Python (default: {DEFAULT_ENGINE})")
     fuzz_engine.add_argument("--engine-cmd", default=None, metavar="COMMAND", help="the engine under test: a program speaking the JSON-lines protocol")
-    fuzz.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long an engine program may take to answer one request (default 10)")
+    fuzz.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=f"how long an engine program may take to answer one request (default {DEFAULT_TIMEOUT:g})")
     fuzz.add_argument("--variant", default="classic", help="a variant of spec/variants (default classic)")
     fuzz.add_argument("--options", default=None, metavar="JSON", help='parameter overrides as a JSON object, e.g. \'{"draw.count": 2}\'')
     budget = fuzz.add_mutually_exclusive_group()
