@@ -656,7 +656,12 @@ class Fuzzer:
                 return setup
             hands[mover] = hand
         for side, seats in enumerate(melds):
-            if rng.random() < 0.7 or (side == mover % rules.sides and theme in ("red three", "stock end")):
+            own = side == mover % rules.sides
+            if own and theme == "concealed":
+                chance = 0.3  # mostly the side's initial meld: the minimum, and what counts toward it
+            else:
+                chance = 1.0 if own and theme in ("red three", "stock end") else 0.7
+            if rng.random() < chance:
                 held = {c.rank for c in hands[mover]} if side == mover % rules.sides else set()
                 for rank in rng.sample([r for r in ranks if r not in held], rng.randint(1, 3)):
                     cards = gather(rank, rng.randint(rules.meld_min_cards, rules.canasta_min_cards - 1))
