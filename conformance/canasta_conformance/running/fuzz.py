@@ -684,12 +684,9 @@ class Fuzzer:
             stock = []
         elif theme == "short stock":
             stock = stock[: rng.randrange(0, 6)]
-        # the seats of a side with melds melded in earlier turns (so a going out that completes a
-        # canasta now is not concealed); the concealed theme's player has not
-        melded_seats = tuple(
-            seat for seat in range(len(hands))
-            if melds[seat % rules.sides] and not (theme == "concealed" and seat == mover)
-        )
+        # the seats of a side with melds melded in earlier turns: a going out that lays a canasta
+        # now is then not concealed (in the concealed theme the mover's side has mostly not melded)
+        melded_seats = tuple(seat for seat in range(len(hands)) if melds[seat % rules.sides])
         arranged = replace(
             dealt, hands=tuple(sort_cards(h) for h in hands), melds=tuple(tuple(side) for side in melds),
             pile=tuple(pile), stock=tuple(stock), facts=replace(dealt.facts, melded_seats=melded_seats),
