@@ -139,9 +139,20 @@ class Spec:
     problems: list[Problem] = field(default_factory=list)
     _resolved: dict[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict, repr=False)
     _typed: dict[tuple[str, str], VariantRules] = field(default_factory=dict, repr=False)
+    _conflicts_by_rule: dict[str, tuple[Conflict, ...]] | None = field(default=None, repr=False)
 
     def rules_in(self, area: str) -> list[Rule]:
         return [r for r in self.rules.values() if r.area == area]
+
+    def conflicts_of(self, rule_id: str) -> tuple[Conflict, ...]:
+        """The conflicts that name ``rule_id`` (indexed once: every scenario's tier asks)."""
+        if self._conflicts_by_rule is None:
+            index: dict[str, list[Conflict]] = {}
+            for conflict in self.conflicts.values():
+                for rule in conflict.rules:
+                    index.setdefault(rule, []).append(conflict)
+            self._conflicts_by_rule = {rule: tuple(found) for rule, found in index.items()}
+        return self._conflicts_by_rule.get(rule_id, ())
 
     def broader_rules(self, rule_id: str) -> frozenset[str]:
         """Every rule ``rule_id`` narrows, directly or through others (``narrows:`` followed upward)."""

@@ -66,8 +66,8 @@ def conflict_reading_reasons(spec: Spec, rule_id: str, variant: str, options: di
     """Conflicts of ``rule_id`` settled by a parameter whose value in play no source reads. A value
     the scenario sets in its options is stated by the scenario itself, not read by the engine."""
     reasons = []
-    for conflict in spec.conflicts.values():
-        if rule_id not in conflict.rules or conflict.parameter is None or conflict.parameter in options:
+    for conflict in spec.conflicts_of(rule_id):
+        if conflict.parameter is None or conflict.parameter in options:
             continue
         try:
             value = thaw(spec.variant_parameters(variant, options)[conflict.parameter])
