@@ -45,7 +45,23 @@ def test_the_reference_engine_refuses_to_deal_a_variant_it_cannot_play():
             engine.deal(DealSetup(variant, {}, 0, ()))
 
 
-def test_play_refuses_a_variant_the_engine_cannot_play(capsys):
+def test_play_refuses_a_variant_the_engine_cannot_play(capsys, monkeypatch):
+    import dataclasses
+
+    import canasta_reference
+
+    full = canasta_reference.create_engine
+
+    def without_penalties():  # the reference engine as it was before it implemented the PAIRS table penalties
+        engine = full()
+        caps = engine.capabilities()
+        engine._capabilities = dataclasses.replace(
+            caps, variants=tuple(v for v in caps.variants if v != "pairs-classic"),
+            options=tuple(o for o in caps.options if not o.startswith("penalty.")),
+        )
+        return engine
+
+    monkeypatch.setattr(canasta_reference, "create_engine", without_penalties)
     assert main(["play", "--variant", "pairs-classic"]) == 2
     err = capsys.readouterr().err
     assert "pairs-classic" in err and "not implemented" in err and "penalty.table_penalties" in err

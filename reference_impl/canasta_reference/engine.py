@@ -8,9 +8,11 @@ action that causes them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, OperationUnsupported, cannot_play
 from canasta_conformance.contract.model import (
     WILD_MELD,
@@ -47,6 +49,7 @@ from .setup import deal_hand, expose_red_threes
 from .special_hands import check_special_hand
 from .state import HandState
 from .three_player import form_lone_hand
+from .penalties import PenaltyCommit, table_penalty
 
 Commit = Callable[[], None]
 
@@ -145,6 +148,8 @@ class ReferenceEngine:
             return Outcome.reject(illegal.rule, illegal.message), None
         except Malformed as malformed:
             return Outcome.malformed(str(malformed)), None
+        if isinstance(commit, PenaltyCommit):  # penalty.*: accepted, with the table's penalty
+            return commit.outcome, commit
         return _ACCEPTED, commit
 
     @property
@@ -255,10 +260,19 @@ class ReferenceEngine:
     # --- melding ------------------------------------------------------------------------------------
     def _meld(self, state: HandState, action: Meld) -> Commit:
         self._start_of_action(state, "play", "melding")
-        rules = state.rules
         if not action.melds:
             raise Malformed("a meld action lays at least one group")
         taken = check_in_hand(state.hand, [c for g in action.melds for c in g.cards])
+        try:
+            return self._meld_checked(state, action, taken)
+        except Illegal as offence:
+            penalty = table_penalty(state, offence)  # penalty.illegal-meld and the like
+            if penalty is None:
+                raise
+            return PenaltyCommit(state, penalty, offence)
+
+    def _meld_checked(self, state: HandState, action: Meld, taken: Counter[Card]) -> Commit:
+        rules = state.rules
         unmelded = not state.has_melded(state.side)
         plan = plan_melds(
             action.melds, rules, state.melds[state.side], self._opponent_ranks(state),
@@ -319,7 +333,13 @@ class ReferenceEngine:
         talon = state.talon_owed()
         going_out = state.hand_size() == 1 and not talon
         if going_out:
-            self._check_may_go_out(state, state.canastas(state.side))
+            try:
+                self._check_may_go_out(state, state.canastas(state.side))
+            except Illegal as offence:
+                penalty = table_penalty(state, offence)  # penalty.out-without-canasta
+                if penalty is None:
+                    raise
+                return PenaltyCommit(state, penalty, offence)
         elif state.question == "yes" and can_go_out(state):
             raise Illegal("out.ask.binding", "partner said yes: the player must go out this turn")
 

@@ -692,8 +692,9 @@ _OPTIONAL_ITEMS = frozenset({"special_hand", "penalties"})
 @dataclass(frozen=True)
 class SideScore:
     """One side's score for a hand. ``in_hand`` and ``penalties`` are zero or negative; ``total``
-    is the sum. ``special_hand`` (the value of a special hand) and ``penalties`` (unfinished
-    special melds) are Modern American lines, zero elsewhere."""
+    is the sum. ``special_hand`` (the value of a special hand) is a Modern American line, zero
+    elsewhere; ``penalties`` holds Modern American unfinished special melds and the table penalties
+    of the side's players (penalty.table_penalties)."""
 
     canastas: int = 0
     red_threes: int = 0
