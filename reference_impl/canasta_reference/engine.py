@@ -195,7 +195,7 @@ class ReferenceEngine:
             while need and state.stock:
                 card = state.stock.pop()
                 if card.is_red_three:  # red3.drawn.expose, red3.chain: expose and replace
-                    state.red_threes[state.own_index(state.turn)].append(card)
+                    state.red_threes[state.red_three_index(state.turn)].append(card)
                     if not state.stock and state.rules.red_three_last_stock_card == "ends_hand":
                         self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.last-card.red-three
                         return
@@ -243,7 +243,7 @@ class ReferenceEngine:
             remove_from_hand(state.hand, taken)
             for card in rest:
                 if card.is_red_three:  # red3.from-pile: face up, no replacement
-                    state.red_threes[state.own_index(state.turn)].append(card)
+                    state.red_threes[state.red_three_index(state.turn)].append(card)
                 else:
                     state.hand[card] += 1
             state.pile = []

@@ -100,16 +100,21 @@ def game_result(cumulative: list[int], state: HandState) -> tuple[bool, int | No
 
 def red_three_score(state: HandState, side: int, area: int | None = None) -> int:
     """score.red-threes: 100 each, all four together 800 (with more packs: each counts double from
-    red_three.doubled_from_count on), minus for a side that has not melded (or, where
+    red_three.doubled_from_count on; where red_three.per_player, only if one player holds all four), minus for a side that has not melded (or, where
     red_three.positive_requires_canasta, that has no canasta), at most red_three.negative_cap.
     ``area`` is the meld area that decides plus or minus (in the three-player game the
     partnership's, while the red threes are the player's own)."""
     rules = state.rules
     area = side if area is None else area
-    count = len(state.red_threes[side])
+    threes = state.side_red_threes(side)
+    count = len(threes)
     if count == 0:
         return 0
-    if count == rules.all_four:
+    if rules.red_three_per_player and count == rules.all_four and not any(
+        len(state.red_threes[seat]) == count for seat in range(rules.players)
+    ):
+        value = count * rules.red_three_bonus  # all four, but split between partners (Regal)
+    elif count == rules.all_four:
         value = rules.red_three_all_four_total
     elif count >= rules.red_three_doubled_from_count:
         value = count * rules.red_three_bonus * 2

@@ -71,7 +71,7 @@ def deal_hand(
     covered_black_three = any(c.is_black_three for c in pile[:-1])  # upcard.black-three
     state = HandState(
         rules=rules, variant=variant, options=dict(options), hands=hands, melds=[{} for _ in range(rules.sides)],
-        red_threes=[[] for _ in range(rules.sides)], pile=pile, stock=stock,
+        red_threes=[[] for _ in range(rules.players if rules.red_three_per_player else rules.sides)], pile=pile, stock=stock,
         turn=order[0] if first_player is None else first_player, phase="draw",
         dealer=dealer, scores=list(scores) or [0] * rules.sides, hand_number=hand_number, talons=talons,
         covered_black_three=covered_black_three, sitting_out=sitting_out,
@@ -104,7 +104,7 @@ def expose_red_threes(state: HandState, seat: int) -> None:
             hand[card] -= 1
             if not hand[card]:
                 del hand[card]
-            state.red_threes[state.own_index(seat)].append(card)
+            state.red_threes[state.red_three_index(seat)].append(card)
             if state.stock:
                 hand[state.stock.pop()] += 1
         threes = [c for c in hand.elements() if c.is_red_three]

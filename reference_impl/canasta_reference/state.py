@@ -47,6 +47,17 @@ class HandState:
         own in the three-player game, where red threes and scores stay personal)."""
         return seat % self.rules.sides
 
+    def red_three_index(self, seat: int) -> int:
+        """The entry of red_threes where the seat's red threes lie: the seat's own side, or the seat
+        itself where red threes are kept per player (red_three.per_player)."""
+        return seat if self.rules.red_three_per_player else self.own_index(seat)
+
+    def side_red_threes(self, entry: int) -> list[Card]:
+        """The red threes of a score-sheet entry (a side; in the three-player game a player)."""
+        if not self.rules.red_three_per_player:
+            return self.red_threes[entry]
+        return [c for seat in range(self.rules.players) if self.own_index(seat) == entry for c in self.red_threes[seat]]
+
     def side_of(self, seat: int) -> int:
         """The meld area the seat plays to. In the three-player game, once the lone hand has formed
         (setup.three-player.lone-hand), the two other players pool their melds in the lower seat's area."""
@@ -139,7 +150,7 @@ class HandState:
         return cls(
             rules=rules, variant=position.variant, options=dict(position.options),
             hands=[Counter(hand) for hand in position.hands], melds=melds,
-            red_threes=[list(r) for r in position.red_threes], pile=list(position.pile),
+            red_threes=_red_three_lists(position, rules), pile=list(position.pile),
             stock=list(reversed(position.stock)), turn=position.turn, phase=position.phase,
             dealer=position.dealer, scores=list(position.scores) or [0] * rules.sides,
             melded_seats=set(facts.melded_seats), melded_ranks=set(facts.melded_ranks),
@@ -166,3 +177,11 @@ class HandState:
             ended=self.ended, hand_number=self.hand_number, talons=tuple(tuple(t) for t in self.talons),
             sitting_out=tuple(sorted(self.sitting_out)), lone_hand=self.lone_hand, penalties=tuple(self.penalties),
         ).normalized()
+
+
+def _red_three_lists(position: Position, rules: VariantRules) -> list[list[Card]]:
+    """The position's red threes, one list per side, or per seat where red_three.per_player (a
+    position without red threes may list them by side)."""
+    lists = [list(r) for r in position.red_threes]
+    wanted = rules.players if rules.red_three_per_player else rules.sides
+    return lists + [[] for _ in range(wanted - len(lists))]

@@ -266,7 +266,10 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
         yield ["hands"], f"the variant has {players} players but the position has {position.players} hands"
     if position.sides != sides:
         yield ["melds"], f"the variant has {sides} sides but the position has melds for {position.sides}"
-    if len(position.red_threes) != sides:
+    if rules.red_three_per_player:  # red threes kept by seat (the Regal all-four bonus needs one player)
+        if len(position.red_threes) != players and any(position.red_threes):
+            yield ["red_threes"], f"this variant keeps red threes per player: red_threes has one entry per seat ({players}), not {len(position.red_threes)}"
+    elif len(position.red_threes) != sides:
         yield ["red_threes"], f"the variant has {sides} sides but red_threes has {len(position.red_threes)} entries"
     if len(position.scores) != sides:
         yield ["scores"], f"the variant has {sides} sides but scores has {len(position.scores)} entries"

@@ -133,6 +133,7 @@ class VariantRules:
     red_three_positive_requires_canasta: bool
     red_three_negative_cap: int | None
     red_three_doubled_from_count: int
+    red_three_per_player: bool
     black_three_in_hand_value: int
     meld_max_cards: int | None
     meld_closed_rank_after_canasta: bool
