@@ -66,6 +66,14 @@ class Rule:
     note: str | None = None
     #: the more general rules this one is a special case of (``narrows:`` in spec/rules)
     narrows: tuple[str, ...] = ()
+    #: the variants in which alone the rule holds (``variants:``; empty: every variant)
+    variants: tuple[str, ...] = ()
+    #: the variants in which the rule does not hold (``except_variants:``)
+    except_variants: tuple[str, ...] = ()
+
+    def holds_in(self, variant: str) -> bool:
+        """Whether the rule belongs to the rule set ``variant`` (its ``variants`` scope)."""
+        return (not self.variants or variant in self.variants) and variant not in self.except_variants
 
     @property
     def forbids(self) -> bool:
@@ -358,6 +366,7 @@ def _read_rules(spec: Spec, paths: list[Path]) -> list[tuple[YamlDocument, list[
                 sources=tuple(item["sources"]), parameters=tuple(item.get("parameters", ())),
                 testable=item["testable"], kind=item.get("kind"), confidence=item.get("confidence"),
                 note=item.get("note"), narrows=tuple(item.get("narrows", ())),
+                variants=tuple(item.get("variants", ())), except_variants=tuple(item.get("except_variants", ())),
             )
         read.append((doc, doc.data["rules"]))
     return read
@@ -446,6 +455,10 @@ def _cross_check_rules(spec: Spec, rule_docs: list[tuple[YamlDocument, list[Any]
             for p, name in enumerate(item.get("parameters", ())):
                 if name not in spec.parameters:
                     spec.problems.append(doc.problem(["rules", index, "parameters", p], f"unknown parameter {name!r}"))
+            for key in ("variants", "except_variants"):  # the rule's scope names known rule sets
+                for v, variant in enumerate(item.get(key, ())):
+                    if variant not in spec.variants:
+                        spec.problems.append(doc.problem(["rules", index, key, v], f"unknown variant {variant!r}{did_you_mean(variant, spec.variants)}"))
             for s, source in enumerate(item["sources"]):
                 if spec.sources and source["source"] not in spec.sources:
                     spec.problems.append(doc.problem(["rules", index, "sources", s, "source"], f"unknown source {source['source']!r}"))

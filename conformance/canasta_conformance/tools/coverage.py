@@ -5,9 +5,11 @@ a rejection citing it (``violates``). A testable rule with no scenario is uncove
 prohibition with no rejecting scenario has no negative test, and one whose scenarios never show
 an accepted action lacks the nearest allowed action beside the forbidden one.
 
-Per variant: a rule is specific to a variant when one of its parameters takes another value there
-than in the default variant; a scenario pins it for the variant when it names the rule and its
-variant and options give every parameter of the rule the variant's value.
+Per variant: a rule is specific to a variant when its scope (``variants:``) names the variant, or
+when it holds there and one of its parameters takes another value than in the default variant; a
+scenario pins it for the variant when it names the rule and plays the variant (scoped rules) or
+its variant and options give every parameter of the rule the variant's value. A rule whose scope
+excludes a variant (``variants:`` without it, ``except_variants:`` with it) is never asked of it.
 """
 
 from __future__ import annotations
@@ -147,17 +149,30 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def compute_variant_coverage(spec: Spec, scenarios: list[Scenario]) -> list[VariantCoverage]:
+    """Per variant, the rules specific to it and the scenarios pinning each with its values.
+
+    A testable rule is specific to a variant when its scope (``variants:`` in spec/rules) names the
+    variant, or when it holds there (not excluded by ``variants:`` or ``except_variants:``) and
+    one of its parameters takes another value than in the default variant. A scenario pins a rule
+    for the variant when it names the rule and plays the variant (a scoped rule), or gives every
+    parameter of the rule the variant's value (any other rule)."""
     base = spec.variant_parameters(spec.default_variant)
     resolved = [(s, spec.variant_parameters(s.variant, s.options)) for s in scenarios]
     out = []
     for variant in spec.variants.values():
         values = spec.variant_parameters(variant.id)
         changed = {name for name in spec.parameters if not _same(values[name], base[name])}
-        specific = tuple(r.id for r in spec.rules.values() if r.testable and changed & set(r.parameters))
+        specific = tuple(
+            r.id for r in spec.rules.values()
+            if r.testable and r.holds_in(variant.id) and (variant.id in r.variants or changed & set(r.parameters))
+        )
         pinned = {
             rule: tuple(
                 s.id for s, params in resolved
-                if rule in s.rules and all(_same(params[p], values[p]) for p in spec.rules[rule].parameters)
+                if rule in s.rules and (
+                    s.variant == variant.id if spec.rules[rule].variants
+                    else all(_same(params[p], values[p]) for p in spec.rules[rule].parameters)
+                )
             )
             for rule in specific
         }
@@ -168,7 +183,7 @@ def compute_variant_coverage(spec: Spec, scenarios: list[Scenario]) -> list[Vari
 
 
 def format_variant_coverage(result: list[VariantCoverage], show_all: bool = False) -> str:
-    lines = ["variants (rules whose parameters differ from the default variant, pinned by a scenario with the variant's values):"]
+    lines = ["variants (rules scoped to the variant or whose parameters differ from the default variant, pinned by a scenario with the variant's values):"]
     for entry in result:
         gaps = entry.uncovered
         lines.append(
