@@ -13,6 +13,7 @@ import os
 import random
 
 import pytest
+
 from canasta_conformance.contract.cards import full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import Position

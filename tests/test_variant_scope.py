@@ -8,11 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from canasta_conformance.tools.cli import main
-from canasta_conformance.tools.coverage import compute_variant_coverage
+
 from canasta_conformance.contract.paths import scenarios_dir, spec_dir
 from canasta_conformance.contract.scenario import load_scenarios, scenario_files
 from canasta_conformance.contract.spec import load_spec, read_spec
+from canasta_conformance.tools.cli import main
+from canasta_conformance.tools.coverage import compute_variant_coverage
 
 SPEC = load_spec()
 

@@ -43,13 +43,13 @@ from .going_out import can_go_out
 from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, plan_melds, remove_card, remove_from_hand
 from .movegen import Facts, take_actions
 from .movegen import legal_actions as list_legal_actions
+from .penalties import PenaltyCommit, table_penalty
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
 from .scoring import score_hand
 from .setup import deal_hand, expose_red_threes
 from .special_hands import check_special_hand
 from .state import HandState
 from .three_player import form_lone_hand
-from .penalties import PenaltyCommit, table_penalty
 
 Commit = Callable[[], None]
 
