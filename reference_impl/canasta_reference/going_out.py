@@ -38,6 +38,8 @@ def can_go_out(state: HandState) -> bool:
         kinds[card.rank] = kinds.get(card.rank, 0) + n
         card_value[card.rank] = rules.value(card)
     wilds = sum(wild_kinds.values())
+    if _canastas_within_reach(state, naturals, wilds) < rules.going_out_canastas_required:
+        return False  # out.requires-canasta: decided before any way of melding the hand is tried
     side = {rank: (len(cards), sum(1 for c in cards if c.rank in rules.cards_wild_ranks)) for rank, cards in state.melds[state.side].items()}
     if red_threes:  # a red three is never melded: it can only be the discard
         return red_threes == 1 and _fully_meldable(state, naturals, wilds, value, side)
@@ -57,6 +59,15 @@ def can_go_out(state: HandState) -> bool:
         if _fully_meldable(state, rest, wilds, value - card_value[rank], side):
             return True
     return not stuck and any(_fully_meldable(state, naturals, wilds - 1, value - card_value[rank], side) for rank in wild_kinds)
+
+
+def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: int) -> int:
+    """At most how many canastas the side can hold after melding from the hand: each is the meld
+    of one rank reaching the canasta size with the hand's naturals of that rank and at most all
+    its ``wilds`` wild cards (canasta.definition)."""
+    melds = state.melds[state.side]
+    size = state.rules.canasta_min_cards
+    return sum(1 for rank in {*naturals, *melds} if len(melds.get(rank, ())) + naturals.get(rank, 0) + wilds >= size)
 
 
 def _fully_meldable(state: HandState, naturals: dict[str, int], wilds: int, value: int, side: dict[str, tuple[int, int]]) -> bool:

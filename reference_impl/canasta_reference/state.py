@@ -87,9 +87,11 @@ class HandState:
 
     def partner_of(self, seat: int) -> int | None:
         """The next partner after ``seat`` in turn order (None when the seat plays alone)."""
-        for step in range(1, self.rules.players):
-            other = (seat + step) % self.rules.players
-            if self.side_of(other) == self.side_of(seat) and other not in self.sitting_out:
+        players = self.rules.players
+        side = self.side_of(seat)
+        for step in range(1, players):
+            other = (seat + step) % players
+            if self.side_of(other) == side and other not in self.sitting_out:
                 return other
         return None
 
