@@ -209,6 +209,11 @@ class Facts:
         self.talon_after = bool(state.talons) and not state.turn_card_drawn() and (state.talon_owed() or not self.melded)
         # the initial meld differs from later melds (modern.aces.wilds-initial-only, modern.meld.wild-after-five,
         # modern.initial.natural-meld, the wild-card meld): such an initial meld is generated as a whole
+        #: the variant restricts where wild cards go (modern_wilds_allowed has something to check)
+        self.wild_places_ruled = (
+            rules.meld_wild_meld_blocks_wilds or rules.meld_sevens_no_wilds
+            or rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None
+        )
         self.initial_apart = not self.melded and (
             rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None
             or rules.initial_meld_natural_meld_required or rules.meld_wild_only_melds
@@ -302,7 +307,9 @@ def group_is_legal(f: Facts, rank: str, naturals: int, wilds: int, initial: bool
         return False
     if size + naturals + wilds > f.max_cards or rank in f.closed:
         return False
-    if wilds and not modern_wilds_allowed(f, rank, size - (f.meld_wilds[rank] if existing is not None else 0) + naturals, initial):
+    if wilds and f.wild_places_ruled and not modern_wilds_allowed(
+        f, rank, size - (f.meld_wilds[rank] if existing is not None else 0) + naturals, initial
+    ):
         return False
     if existing is None:
         if naturals < rules.meld_min_naturals or naturals + wilds < rules.meld_min_cards or wilds > rules.meld_max_wilds:
