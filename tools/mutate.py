@@ -15,6 +15,11 @@ assertions are never mutated.
     python tools/mutate.py --modules pile,melds --jobs 1
     python tools/mutate.py --sample 20 --seed 1 # a random sample
     python tools/mutate.py --list               # the mutants, without running them
+    python tools/mutate.py --survivors-of benchmarks/mutation/results.json --update
+                                                # re-run only the survivors, merging the results
+
+The modules measured are those the engine runs (engine.py and the modules of the package it
+imports, directly or not). Module-level memo caches (CACHES) are emptied around each mutant.
 
 Writes a JSON file of results (``--json``, default ``benchmarks/mutation/results.json``) and
 prints the score per module and the survivors.

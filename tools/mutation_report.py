@@ -44,7 +44,8 @@ def report(data: dict[str, Any], reasons: dict[str, str]) -> str:
     kinds: dict[str, int] = {}
     for r in survivors:
         reason = reason_for(r["id"], reasons)
-        kind = "not analysed" if reason == UNANALYSED else reason.split(":", 1)[0].split()[0]
+        head = reason.split(":", 1)[0]
+        kind = "not analysed" if reason == UNANALYSED else "likely equivalent" if head.startswith("likely") else head.split()[0]
         kinds[kind] = kinds.get(kind, 0) + 1
     lines = [
         "# Mutation score of the scenario corpus",
@@ -76,6 +77,8 @@ def report(data: dict[str, Any], reasons: dict[str, str]) -> str:
         summary(results),
         "```",
         "",
+        *(["Earlier measurements:", "", *(f"- {line}" for line in data["history"]), ""] if data.get("history") else []),
+        "",
         "Why the survivors survive, by kind (each survivor's reason is in the table below):",
         "",
         *(f"- {kind}: {count}" for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1])),
@@ -83,8 +86,9 @@ def report(data: dict[str, Any], reasons: dict[str, str]) -> str:
         "*Equivalent*: no scenario can tell the mutant from the reference through the protocol (the",
         "same verdicts, positions, scores and citations, and legal-action lists that differ only by",
         "actions the protocol's list equivalence leaves out or lets in). *Unreachable*: only a",
-        "position no play reaches, or one `canasta validate` rejects, shows it. *Gap*: a scenario",
-        "could kill it and is wanted. *Not analysed*: no reason written yet.",
+        "position no play reaches, or one `canasta validate` rejects, shows it. *Likely equivalent*: no",
+        "difference found on generated positions and a reason to expect none, not proven mutant by",
+        "mutant. *Gap*: a scenario could kill it and is wanted. *Not analysed*: no reason written yet.",
         "",
         "CI runs a small fixed sample (tests/test_mutation_tool.py). To find a position that kills a",
         "survivor, `python tools/hunt_mutants.py --only ID` compares the legal-action lists of the",
