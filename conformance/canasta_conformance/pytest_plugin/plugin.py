@@ -536,7 +536,7 @@ class ScenarioItem(pytest.Item):
         areas = ",".join(self.scenario.rule_areas)
         self.user_properties.append(("canasta_areas", areas))
         try:
-            result = state.session.run(self.scenario)
+            result = state.session.run(self.scenario, self.tier)  # the tier computed at collection
         except EngineLoadError as error:
             self.user_properties.append((STATUS_PROPERTY, "error"))
             raise pytest.UsageError(str(error)) from None

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from ..contract.defaults import MAX_CONSECUTIVE_FAULTS
 from ..contract.engine_protocol import Capabilities, Engine, EngineFactory, EngineLoadError, resolve_factory
 from ..contract.scenario import Scenario
+from ..contract.tiers import Tier
 from .runner import Judging, Result, describe_error, run_scenario
 
 
@@ -58,7 +59,7 @@ class EngineSession:
     def started(self) -> bool:
         return self._engine is not None
 
-    def run(self, scenario: Scenario) -> Result:
+    def run(self, scenario: Scenario, tier: Tier | None = None) -> Result:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             self.broken = "the run's time budget (--canasta-run-timeout) is spent"
         if self.broken is not None:
@@ -67,7 +68,7 @@ class EngineSession:
         if failure is not None:
             return Result(scenario.id, "error", failure[0], details=failure[1], rules=scenario.rules)
         engine = self.engine
-        result = run_scenario(scenario, engine, self.capabilities, self.judging)
+        result = run_scenario(scenario, engine, self.capabilities, self.judging, tier)
         if result.status == "error":
             self._count_fault(scenario, engine, result)
             self.restart()

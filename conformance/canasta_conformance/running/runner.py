@@ -150,7 +150,10 @@ class _CitationJudge:
 
 def run_scenario(
     scenario: Scenario, engine: Engine, capabilities: Capabilities | None = None, judging: Judging | None = None,
+    tier: Tier | None = None,
 ) -> Result:
+    """Run ``scenario`` on ``engine`` and judge it; ``tier``: the scenario's tier when the caller
+    has computed it already (else it is computed here)."""
     started = time.perf_counter()
     judging = judging or Judging()
     judge: _CitationJudge | None = None
@@ -166,7 +169,7 @@ def run_scenario(
             action=format_action(step.action) if step and step.action else None,
             details=details, seconds=time.perf_counter() - started, rules=scenario.rules,
             step_rules=step.expect.violates if step else (), citations=citations,
-            tier=_tier(scenario, judging),
+            tier=tier if tier is not None else _tier(scenario, judging),
         )
 
     try:
