@@ -18,6 +18,7 @@ from canasta_conformance.contract.model import (
 )
 from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
+from canasta_reference.penalties import PenaltyCommit
 from legal_equivalence import covered
 from players import EngineMeldingPlayer
 
@@ -139,13 +140,16 @@ def check_position(engine: ReferenceEngine, rng: random.Random) -> int:
     probe = ReferenceEngine(SPEC)
     for action in listed:
         probe.load(position)
-        outcome = probe.apply(action)
-        assert outcome.accepted, f"{action} listed but {outcome}"
+        outcome, commit = probe._plan(action)
+        assert outcome.accepted and not isinstance(commit, PenaltyCommit), f"{action} listed but {outcome}"
     wild = engine.state.rules.cards_wild_ranks  # type: ignore[union-attr]
     accepted = 0
     for action in candidates(position, listed, rng, wild):
         probe.load(position)
-        if probe.apply(action).accepted:
+        outcome, commit = probe._plan(action)
+        # under table penalties (penalty.table_penalties) apply also accepts some illegal actions,
+        # to penalise them: those are irregularities, not legal actions, and are not listed
+        if outcome.accepted and not isinstance(commit, PenaltyCommit):
             accepted += 1
             assert covered(position, action, SPEC), f"{action} is accepted but not listed: {position.to_json()}"
     return accepted

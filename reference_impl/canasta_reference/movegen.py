@@ -41,7 +41,9 @@ hand is live, lists no illegal action, and lists every legal action up to:
      number of wild cards by kind).
 
 Everything else (draw, decline, ask, answer, discard, end of turn, special hands: one per kind
-and distinct discard) is listed exactly.
+and distinct discard) is listed exactly. Where the table's penalties are played
+(``penalty.table_penalties``), ``apply`` also accepts some illegal actions in order to penalise
+them; those irregularities are not legal actions and are not listed.
 """
 
 from __future__ import annotations
