@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from canasta_conformance.tools.cli import main
-from canasta_conformance.running.fuzz import Fuzzer, FuzzSettings, Probe, oracle_factory, suit_class
-from canasta_conformance.running.shrink import shrink_and_write
-from canasta_conformance.contract.model import Discard, Meld, MeldGroup
 from canasta_conformance.contract.cards import cards
-from canasta_conformance.running.runner import run_scenario
+from canasta_conformance.contract.equivalence import suit_class
+from canasta_conformance.contract.model import Discard, Meld, MeldGroup
 from canasta_conformance.contract.scenario import load_scenario
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.running.fuzz import Fuzzer, FuzzSettings, Probe, oracle_factory
+from canasta_conformance.running.runner import run_scenario
+from canasta_conformance.running.shrink import shrink_and_write
+from canasta_conformance.tools.cli import main
 from mutants import MUTANTS
 
 SPEC = load_spec()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from collections import Counter
@@ -382,3 +383,60 @@ def test_canasta_run_takes_the_tier_and_strict_rules_options(tmp_path):
     bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the command carries the import path itself
     again = subprocess.run(rerun.removeprefix("rerun just this scenario: "), shell=True, cwd=tmp_path, capture_output=True, text=True, env=bare)
     assert again.returncode == 1 and "1 failed" in again.stdout, again.stdout + again.stderr
+
+
+# --- legal_actions compared up to suits (contract.equivalence) -------------------------------------
+
+_SAME_COLOUR = {"C": "S", "S": "C", "D": "H", "H": "D"}
+
+
+def _other_suits(action):  # type: ignore[no-untyped-def]
+    """The same move with every card but the jokers in the other suit of its colour (so red and
+    black threes stay apart): physically other cards, the same move under eq.suits.irrelevant."""
+    from canasta_conformance.contract.model import action_from_json
+
+    def walk(value):  # type: ignore[no-untyped-def]
+        if isinstance(value, str) and re.fullmatch(r"(10|[2-9AKQJ])[CDHS]", value):
+            return value[:-1] + _SAME_COLOUR[value[-1]]
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items() if k != "type"} | {"type": value["type"]} if "type" in value else {
+                k: walk(v) for k, v in value.items()}
+        return value
+
+    return action_from_json(walk(action.to_json()))
+
+
+def _listing_scenarios() -> list[Scenario]:
+    scenarios, _ = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+    return [s for s in scenarios if any(step.expect.legal_includes or step.expect.legal_excludes for step in s.steps)]
+
+
+def test_an_engine_listing_its_moves_with_other_suits_passes_every_listing_scenario():
+    from canasta_reference.engine import ReferenceEngine
+
+    class OtherSuits(ReferenceEngine):
+        def legal_actions(self):  # type: ignore[no-untyped-def]
+            return [_other_suits(a) for a in super().legal_actions()]
+
+    engine = OtherSuits()
+    scenarios = _listing_scenarios()
+    assert len(scenarios) >= 50
+    results = {s.id: run_scenario(s, engine, engine.capabilities()) for s in scenarios}
+    assert {i: r.message for i, r in results.items() if r.status != "passed"} == {}
+
+
+def test_an_engine_that_lists_no_meld_fails_the_listing_scenarios_that_include_one():
+    from canasta_reference.engine import ReferenceEngine
+
+    class NoMelds(ReferenceEngine):
+        def legal_actions(self):  # type: ignore[no-untyped-def]
+            return [a for a in super().legal_actions() if a.type != "meld"]
+
+    engine = NoMelds()
+    with_meld = [s for s in _listing_scenarios() if any(a.type == "meld" for step in s.steps for a in step.expect.legal_includes)]
+    assert with_meld
+    results = [run_scenario(s, engine, engine.capabilities()) for s in with_meld]
+    assert all(r.status == "failed" and any(d.startswith("missing: meld") for d in r.details) for r in results), [
+        (r.status, r.message, r.details) for r in results]

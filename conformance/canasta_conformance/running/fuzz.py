@@ -36,10 +36,10 @@ from typing import Any, Literal
 from ..contract.cards import Card, full_deck, sort_cards
 from ..contract.defaults import DEFAULT_ENGINE
 from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, OperationUnsupported, resolve_factory
+from ..contract.equivalence import suit_class
 from ..contract.errors import CanastaError
 from ..contract.model import (
     Action,
-    Answer,
     Ask,
     Decline,
     Discard,
@@ -343,34 +343,6 @@ def check(oracle: Engine, action: Action) -> Outcome:
     outcome = oracle.apply(action)
     oracle.load(before)
     return outcome
-
-
-def suit_class(action: Action) -> tuple[Any, ...]:
-    """An action with suits forgotten (``eq.suits.irrelevant``): naturals by rank, jokers, twos,
-    red and black threes apart."""
-
-    def key(c: Card) -> str:
-        if c.rank == "3":
-            return "3r" if c.is_red_three else "3b"
-        return c.rank
-
-    def cards(items: Sequence[Card]) -> tuple[str, ...]:
-        return tuple(sorted(key(c) for c in items))
-
-    def groups(items: Sequence[MeldGroup]) -> tuple[Any, ...]:
-        return tuple(sorted((cards(g.cards), g.rank or "") for g in items))
-
-    if isinstance(action, TakePile):
-        return ("take", cards(action.cards), groups(action.melds))
-    if isinstance(action, Meld):
-        return ("meld", groups(action.melds))
-    if isinstance(action, Discard):
-        return ("discard", key(action.card))
-    if isinstance(action, Answer):
-        return ("answer", action.permit)
-    if isinstance(action, NextHand):
-        return ("next_hand", len(action.deck))
-    return (action.type,)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -21,10 +21,11 @@ from typing import Any
 import yaml
 
 from ..contract.engine_protocol import DealSetup, Engine, OperationUnsupported
+from ..contract.equivalence import suit_class
 from ..contract.model import WILD_MELD, Action, Meld, Outcome, Position, TakePile, TurnFacts, format_action, meld_rank
 from ..contract.scenario import Scenario, ScenarioError, load_scenario, position_problems
 from ..contract.spec import Spec
-from .fuzz import Difference, EngineRaised, Finding, Fuzzer, Mirror, Probe, Start, check, oracle_factory, suit_class
+from .fuzz import Difference, EngineRaised, Finding, Fuzzer, Mirror, Probe, Start, check, oracle_factory
 from .runner import Result, run_scenario
 
 #: for editors: the file is meant to live in scenarios/<area>/ of the project
