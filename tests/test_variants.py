@@ -43,6 +43,10 @@ def test_the_reference_engine_refuses_to_deal_a_variant_it_cannot_play():
     for variant in refused:
         with pytest.raises(OperationUnsupported, match="parameter"):
             engine.deal(DealSetup(variant, {}, 0, ()))
+    # every variant is declared now; an option the engine does not implement is still refused
+    assert declared == set(SPEC.variants)
+    with pytest.raises(OperationUnsupported, match="meld.sequences"):
+        engine.deal(DealSetup("canasta-palace", {"meld.sequences": True}, 0, (), first_player=1))
 
 
 def test_play_refuses_a_variant_the_engine_cannot_play(capsys, monkeypatch):

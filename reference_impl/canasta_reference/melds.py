@@ -116,7 +116,8 @@ def plan_melds(
             result[rank] = list(cards)
         else:
             merged = [*existing, *cards]
-            check_wild_limits(merged, rules, "meld.merge-wild-limit")
+            if any(rules.is_wild(c) for c in cards):  # natural cards never break a wild-card limit (a
+                check_wild_limits(merged, rules, "meld.merge-wild-limit")  # pooled three-player meld may exceed it)
             result[rank] = merged
         check_max_cards(result[rank], rules)
         check_closed_rank(rank, closed_ranks, rules)
