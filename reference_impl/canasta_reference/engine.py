@@ -136,7 +136,10 @@ class ReferenceEngine:
         return self._plan(action)[0]
 
     def is_legal(self, action: Action) -> bool:
-        return self._plan(action)[1] is not None
+        """Accepted as a legal play: an irregularity a table accepts with a penalty (penalty.*) is
+        not legal, so a player choosing by this never repeats a penalised meld for ever."""
+        commit = self._plan(action)[1]
+        return commit is not None and not isinstance(commit, PenaltyCommit)
 
     def _plan(self, action: Action) -> tuple[Outcome, Commit | None]:
         name = _HANDLERS.get(type(action))
