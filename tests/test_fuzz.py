@@ -130,7 +130,7 @@ def test_a_probe_names_its_check():
 def test_pytest_items_partition_the_games_and_report_findings(pytester, tmp_path):
     out = tmp_path / "found"
     result = pytester.runpytest_inprocess(
-        "--canasta-fuzz", "2", "--canasta-fuzz-seed", "1", "--canasta-engine", "tests.mutants:two_card_melds",
+        "--canasta-fuzz", "2", "--canasta-fuzz-seed", "1", "--canasta-engine", "mutants:two_card_melds",  # tests/ is on sys.path (conftest), the repo root may not be
         "--canasta-fuzz-out", str(out), "-p", "no:randomly", "-p", "no:xdist", "-v",
     )
     result.assert_outcomes(failed=2)

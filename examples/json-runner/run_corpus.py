@@ -116,6 +116,10 @@ def position_differences(expected: dict[str, Any], actual: dict[str, Any]) -> li
             for seat, count in enumerate(want):
                 if count is not None and (seat >= len(counts) or counts[seat] != count):
                     out.append(f"hand_counts[{seat}]: expected {count}")
+        elif key == "penalties":  # in the order they arose; an engine may leave the key out when there are none
+            got_penalties = actual.get("penalties") or []
+            if got_penalties != want:
+                out.append(f"penalties: expected {want}, actual {got_penalties}")
         elif key in ("stock_count", "pile_count"):
             got_count = len(actual.get(key.replace("_count", "")) or [])
             if got_count != want:
