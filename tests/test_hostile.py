@@ -91,15 +91,12 @@ def test_serve_refuses_a_deal_with_impossible_multiplicities():
     assert "deck: KH appears 5 times but the deck holds it 2 times" in reply["error"]["message"]
 
 
-def _classic_deck() -> list[str]:
-    ranks = ["A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"]
-    return [f"{rank}{suit}" for _ in range(2) for rank in ranks for suit in "CDHS"] + ["JK"] * 4
-
-
 def test_serve_refuses_a_deck_too_short_to_deal_and_plays_a_stacked_deck_with_its_own_cards():
     # Four hands of 11 and an upcard need 45 cards: 44 are refused, 45 (a stacked deck) are dealt and
     # the stock is empty; the whole deck of 108 leaves 63 in the stock. (docs/protocol.md, "Deck")
-    deck = _classic_deck()
+    from canasta_conformance.contract.cards import full_deck
+
+    deck = [card.token for card in full_deck()]
     assert len(deck) == 108
     short = reply_to(json.dumps({"seq": 1, "op": "deal", "variant": "classic", "dealer": 0, "deck": deck[:44]}))
     assert "deck: the deal needs at least 45 cards, the deck has 44" in short["error"]["message"]
