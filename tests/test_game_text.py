@@ -49,3 +49,14 @@ def test_play_writes_a_text_record_that_replay_reads(tmp_path, capsys):
     assert path.read_text().startswith('[Format "canasta-game-record 1"]')
     assert main(["play", "--replay", str(path)]) == 0
     assert "every action accepted" in capsys.readouterr().out
+
+
+def test_the_log_names_the_seat_where_red_threes_are_kept_per_player():
+    """Regal (red_three.per_player): the log says which seat laid a red three down; Classic's
+    four-player log names the side."""
+    regal = play_game(create_engine(), load_spec(), 11, "regal", max_hands=1)
+    regal_lines = [line for line in game_log(regal, create_engine()) if "lays down red three" in line]
+    classic = play_game(create_engine(), load_spec(), 11, "classic", max_hands=1)
+    classic_lines = [line for line in game_log(classic, create_engine()) if "lays down red three" in line]
+    assert regal_lines and all(line.startswith("    seat ") for line in regal_lines)
+    assert classic_lines and all(line.startswith("    side ") for line in classic_lines)

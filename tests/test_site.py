@@ -148,6 +148,22 @@ def test_the_table_draws_a_whole_position():
     assert "\n" not in html and "|" not in html  # fits in a Markdown table cell
 
 
+def test_red_threes_kept_per_player_are_drawn_by_seat():
+    """Regal keeps red threes per player (red_three.per_player): each seat's are shown by its hand,
+    seat 2's under side 0, not the entry of index 0 as a side's."""
+    position = Position.from_json({
+        "variant": "regal", "hands": [["4C"], ["6C"], ["TH"], ["JH"]], "melds": [[], []],
+        "red_threes": [[], ["3D"], ["3H"], []], "pile": ["9S"], "stock": ["QC"],
+    })
+    table = Table(SPEC.variant_rules("regal"))
+    html = table.position(position)
+    side0 = html[html.index("Side 0"):html.index("Side 1")]
+    assert "Seat 2 red threes" in side0 and 'data-card="3H"' in side0 and "3D" not in side0
+    assert "Seat 1 red threes" in html[html.index("Side 1"):]
+    assert "Seat 1 red threes" in table.expected({"red_threes": [[], ["3D"], [], []]})
+    assert "Side 1 red threes" in Table(SPEC.variant_rules("classic")).expected({"red_threes": [[], ["3D"]]})
+
+
 def test_talons_and_a_wild_card_canasta_are_drawn():
     position = Position.from_json({
         "variant": "modern-american", "hands": [["4C"], ["6C"], ["TH", "TS"], ["JH"]],

@@ -41,6 +41,11 @@ class Table:
         self.players = rules.players
         self.sides = rules.sides
 
+    def red_threes_by_seat(self, entries: int) -> bool:
+        """Whether a position's red threes are listed by seat rather than by side: where the
+        variant keeps them per player (Regal) and so lists one entry per seat."""
+        return entries == self.players and self.players != self.sides
+
     # ---- pieces
 
     def pile(self, pile: Sequence[Card]) -> str:
@@ -115,11 +120,15 @@ class Table:
         for side in range(sides):
             rows.append(_head(self.side_name(side)))
             rows.append(_row("Melds", self.melds(position.melds[side])))
-            threes = position.red_threes[side] if side < len(position.red_threes) else ()
+            by_seat = self.red_threes_by_seat(len(position.red_threes))
+            threes = position.red_threes[side] if not by_seat and side < len(position.red_threes) else ()
             if threes:
                 rows.append(_row("Red threes", cards_html(threes, label="Red threes")))
             for seat in range(side, players, sides):
                 rows.append(self._seat_row(position, seat))
+                if by_seat and position.red_threes[seat]:
+                    label = f"Seat {seat} red threes"
+                    rows.append(_row(label, cards_html(position.red_threes[seat], label=label)))
         rows.append(_head("Centre"))
         rows.append(_row("Discard pile <small>bottom → top</small>", self.pile(position.pile)))
         rows.append(_row("Stock", self.stock(position.stock)))
@@ -182,9 +191,12 @@ class Table:
         for side, melds in enumerate(raw.get("melds") or ()):
             if melds is not None:
                 rows.append(_row(f"Side {side} melds", self.melds([_parse(m) for m in melds])))
-        for side, threes in enumerate(raw.get("red_threes") or ()):
+        red_threes = raw.get("red_threes") or ()
+        owner = "Seat" if self.red_threes_by_seat(len(red_threes)) else "Side"
+        for index, threes in enumerate(red_threes):
             if threes is not None:
-                rows.append(_row(f"Side {side} red threes", cards_html(_parse(threes), label=f"Side {side} red threes")))
+                label = f"{owner} {index} red threes"
+                rows.append(_row(label, cards_html(_parse(threes), label=label)))
         if "pile" in raw:
             rows.append(_row("Discard pile <small>bottom → top</small>", self.pile(_parse(raw["pile"]))))
         if "pile_count" in raw:

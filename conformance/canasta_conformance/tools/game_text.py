@@ -185,7 +185,9 @@ def _told(action: Action, before: Position, after: Position, seat: int) -> str:
 
 
 def _red_threes(before: Position | None, after: Position) -> Iterator[str]:
-    for side, threes in enumerate(after.red_threes):
-        new = Counter(threes) - (Counter(before.red_threes[side]) if before is not None else Counter())
+    # listed by seat where the variant keeps red threes per player (Regal), by side otherwise
+    owner = "seat" if len(after.red_threes) == after.players else "side"
+    for index, threes in enumerate(after.red_threes):
+        new = Counter(threes) - (Counter(before.red_threes[index]) if before is not None else Counter())
         if new:
-            yield f"    side {side} lays down red three{'s' if sum(new.values()) > 1 else ''} {_cards_text(new)}"
+            yield f"    {owner} {index} lays down red three{'s' if sum(new.values()) > 1 else ''} {_cards_text(new)}"
