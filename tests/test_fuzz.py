@@ -54,12 +54,14 @@ def test_fuzzing_finds_a_mutant_and_shrinks_it_into_a_small_scenario(name, seed,
 
 # (mutant, seed, game, kind): mutants random play seldom reaches, found from an arranged start (a
 # forced take at the exhausted stock, a canasta below the minimum, a concealed going out, a red
-# three under the pile); game g of seed s is always the same game, so one game each suffices
+# three under the pile, a new canasta laid while going out by a side that has melded); game g of
+# seed s is always the same game, so one game each suffices
 RARE = [
-    ("no-forced-take", 0, 5, "verdict"),
-    ("bonuses-count-toward-minimum", 0, 39, "verdict"),
-    ("no-concealed-bonus", 0, 13, "score"),
+    ("no-forced-take", 0, 7, "verdict"),
+    ("bonuses-count-toward-minimum", 0, 20, "verdict"),
+    ("no-concealed-bonus", 0, 50, "score"),
     ("red-three-upcard-does-not-freeze", 0, 9, "verdict"),
+    ("concealed-whenever-canasta", 0, 16, "position"),
 ]
 
 

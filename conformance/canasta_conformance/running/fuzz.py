@@ -591,10 +591,11 @@ class Fuzzer:
         pile). Most sides have melded one to three ranks (adding to melds, the frozen pile of a
         melded side), and one theme is chosen: the player to move holds seven naturals of a low
         rank and three of another (a concealed going out, a canasta that does not count toward the
-        minimum); a red three lies under the pile (the pile frozen by a red three upcard); the
-        stock is exhausted with a top card that fits a meld of the side (the forced take); or the
-        stock is short. Falls back to the deal when the result is
-        not a valid position."""
+        minimum); the same hand for a player whose side has melded (laying a new canasta while
+        going out, which is then not concealed); a red three lies under the pile (the pile frozen
+        by a red three upcard); the stock is exhausted with a top card that fits a meld of the side
+        (the forced take); or the stock is short. Falls back to the deal when the result is not a
+        valid position."""
         self.oracle.deal(setup)  # type: ignore[attr-defined]
         dealt = self.oracle.observe()
         if dealt.sitting_out or dealt.talons:
@@ -618,8 +619,8 @@ class Fuzzer:
                         out.append(c)
             return out
 
-        theme = rng.choice(("concealed", "red three", "stock end", "short stock"))
-        if theme == "concealed":  # the player to move can go out concealed, or lay a long low meld
+        theme = rng.choice(("concealed", "canasta out", "red three", "stock end", "short stock"))
+        if theme in ("concealed", "canasta out"):  # the player to move can go out concealed, or lay a long low meld
             stock.extend(hands[mover])
             hands[mover] = []
             low, other = rng.choice(ranks[:4]), rng.choice(ranks[4:])
@@ -631,6 +632,8 @@ class Fuzzer:
             own = side == mover % rules.sides
             if own and theme == "concealed":
                 chance = 0.3  # mostly the side's initial meld: the minimum, and what counts toward it
+            elif own and theme == "canasta out":
+                chance = 1.0  # the side has melded: going out with a canasta laid this turn is not concealed
             else:
                 chance = 1.0 if own and theme in ("red three", "stock end") else 0.7
             if rng.random() < chance:
