@@ -43,10 +43,24 @@ def test_the_reference_engine_refuses_to_deal_a_variant_it_cannot_play():
     for variant in refused:
         with pytest.raises(OperationUnsupported, match="parameter"):
             engine.deal(DealSetup(variant, {}, 0, ()))
-    # every variant is declared now; an option the engine does not implement is still refused
+    # every variant is declared now, and every parameter is implemented (the engine declares each
+    # one as an option it plays)
     assert declared == set(SPEC.variants)
-    with pytest.raises(OperationUnsupported, match="meld.sequences"):
-        engine.deal(DealSetup("canasta-palace", {"meld.sequences": True}, 0, (), first_player=1))
+    assert [name for name, p in SPEC.parameters.items() if not p.implemented] == []
+    assert set(engine.capabilities().options) == set(SPEC.parameters)
+
+
+def test_the_sequences_option_is_played_not_refused():
+    """meld.sequences (the Canasta Palace custom option) was the last option the engine refused:
+    a deal with it on starts a hand (its play: tests/test_sequences.py)."""
+    from canasta_conformance.contract.cards import full_deck
+
+    engine = create_engine()
+    engine.deal(DealSetup("canasta-palace", {"meld.sequences": True}, 0, tuple(full_deck(2, 4)), first_player=1))
+    position = engine.observe()
+    assert position.options == {"meld.sequences": True} and position.phase == "draw"
+    assert sum(len(h) for h in position.hands) == 4 * SPEC.variant_rules("canasta-palace", {}).deal_hand_size
+
 
 
 def test_play_refuses_a_variant_the_engine_cannot_play(capsys, monkeypatch):

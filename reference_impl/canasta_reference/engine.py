@@ -46,6 +46,7 @@ from .movegen import legal_actions as list_legal_actions
 from .penalties import PenaltyCommit, table_penalty
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
 from .scoring import score_hand
+from .sequences import check_take_lays_no_sequence
 from .setup import deal_hand, expose_red_threes
 from .special_hands import check_special_hand
 from .state import HandState
@@ -227,6 +228,7 @@ class ReferenceEngine:
             raise Illegal("modern.pile.after-initial-meld", "the side has not melded from its hand yet: the pile cannot be taken")
         if action.melds and not unmelded:
             raise Illegal("pile.take.initial-meld-groups", "further groups go with a take only when it makes the side's initial meld; meld them after taking")
+        check_take_lays_no_sequence(action.cards, action.melds, top, rules)
         check_take_cards(state, top, action.cards)
         plan = plan_melds(
             [*([MeldGroup(action.cards, top.rank)] if action.cards else []), *action.melds],
@@ -550,6 +552,12 @@ class ReferenceEngine:
     @staticmethod
     def _commit_melds(state: HandState, plan: MeldPlan) -> None:
         side = state.melds[state.side]
+        for before, after in plan.renamed:  # a sequence extended downwards changes its key
+            side.pop(before, None)
+            if before in state.new_ranks:
+                state.new_ranks.add(after)
+            state.melded_ranks.discard(before)
+            state.new_ranks.discard(before)
         for rank, cards in plan.result.items():
             side[rank] = cards
         state.melded_ranks |= set(plan.result)

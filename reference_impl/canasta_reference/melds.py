@@ -12,6 +12,7 @@ from canasta_conformance.contract.model import WILD_MELD, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from .errors import Illegal, Malformed
+from .sequences import plan_sequences
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,8 @@ class MeldPlan:
     result: dict[str, list[Card]]  # every rank the action touches -> the meld afterwards
     new_ranks: frozenset[str]  # ranks started by this action
     laid: tuple[Card, ...]  # every card the action takes from the hand (and the pile's top card)
+    #: sequences (meld.sequences) extended downwards: (key before, key after)
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 def _cards(cards: Iterable[Card]) -> str:
@@ -85,6 +88,9 @@ def plan_melds(
     ``extra`` are cards joining a rank's meld from elsewhere (the pile's top card); ``initial``
     says the action makes the side's initial meld; ``closed_ranks`` are the ranks in which some
     side has completed a canasta (for modern.meld.closed-rank)."""
+    runs = [g for g in groups if g.sequence]
+    if runs:  # meld.sequences: sequence groups are planned apart from the melds of one rank
+        groups = [g for g in groups if not g.sequence]
     by_rank: dict[str, list[Card]] = {}
     for rank, card in extra:
         by_rank.setdefault(rank, []).append(card)
@@ -124,7 +130,14 @@ def plan_melds(
         check_modern_wilds(rank, existing or [], cards, rules, initial)
     check_wild_meld_takes_wilds(side_melds, result, by_rank, rules)
     laid = tuple(c for cards in by_rank.values() for c in cards)
-    return MeldPlan(result, frozenset(new_ranks), laid)
+    if not runs:
+        return MeldPlan(result, frozenset(new_ranks), laid)
+    if any(not group.cards for group in runs):
+        raise Malformed("a meld group holds no card")
+    seq = plan_sequences(runs, rules, side_melds)
+    result.update(seq.result)
+    laid += tuple(c for group in runs for c in group.cards)
+    return MeldPlan(result, frozenset(new_ranks | seq.new), laid, tuple(seq.renamed))
 
 
 def check_min_cards(cards: Sequence[Card], rules: VariantRules) -> None:

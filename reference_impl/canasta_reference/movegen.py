@@ -72,6 +72,8 @@ from canasta_conformance.contract.variant_rules import VariantRules
 
 from .going_out import can_go_out
 from .pile import is_frozen_for, one_card_rule_applies
+from .sequence_moves import sequence_melds
+from .sequences import side_sequences
 from .special_hands import is_special_hand, special_hand_size
 from .state import HandState
 
@@ -167,6 +169,12 @@ class Facts:
         self.side = state.side
         self.melds = state.melds[self.side]
         self.melded = bool(self.melds)
+        #: the side's sequences (meld.sequences), kept apart from its melds of one rank
+        self.sequences: dict[str, list[Card]] = {}
+        if rules.meld_sequences:
+            self.sequences = side_sequences(self.melds)
+            if self.sequences:
+                self.melds = {rank: cards for rank, cards in self.melds.items() if rank not in self.sequences}
         self.minimum = 0 if self.melded else state.initial_minimum()
         hand = state.hand
         #: the hand's distinct cards in canonical order (sorted once; ranks come out grouped)
@@ -232,7 +240,7 @@ class Facts:
     def canastas(self) -> int:
         if self._canastas is None:
             need = self.rules.canasta_min_cards
-            self._canastas = sum(1 for cards in self.melds.values() if len(cards) >= need)
+            self._canastas = sum(1 for melds in (self.melds, self.sequences) for cards in melds.values() if len(cards) >= need)
         return self._canastas
 
     def wild_choices(self, cap: int) -> list[tuple[WildVector, int, int]]:
@@ -495,6 +503,8 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
             out += [_DISCARDS[c] for c in f.distinct if discard_allowed(f, c)]
         out += meld_actions(f)
         out += special_hands(f)
+        if state.rules.meld_sequences:
+            out += sequence_melds(engine, f)
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.model import WILD_MELD, ScoreSheet, SideScore
+from canasta_conformance.contract.sequences import is_sequence_key
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from .state import HandState
@@ -48,9 +49,12 @@ def hand_value(card: Card, rules: VariantRules) -> int:
 
 
 def canasta_bonus(rank: str, cards: list[Card], rules: VariantRules) -> int:
-    """canasta.bonus, modern.score.sevens-canasta, modern.score.aces-canasta, modern.score.wild-canasta."""
+    """canasta.bonus, canasta.sequence, modern.score.sevens-canasta, modern.score.aces-canasta,
+    modern.score.wild-canasta."""
     if len(cards) < rules.canasta_min_cards:
         return 0
+    if is_sequence_key(rank):  # canasta.sequence: a sequence of seven cards
+        return rules.canasta_sequence_bonus
     wilds = [c for c in cards if rules.is_wild(c)]
     if rank == WILD_MELD:
         base = rules.canasta_wild_card_bonus or 0

@@ -8,6 +8,7 @@ from typing import Any
 
 from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, meld_rank
+from canasta_conformance.contract.sequences import looks_like_sequence, sequence_key
 from canasta_conformance.contract.variant_rules import VariantRules
 
 
@@ -142,6 +143,8 @@ class HandState:
             by_rank: dict[str, list[Card]] = {}
             for meld in side:
                 rank = meld_rank(meld, rules.cards_wild_ranks)
+                if rank is None and rules.meld_sequences and looks_like_sequence(meld, rules.is_natural):
+                    rank = sequence_key(meld)  # meld.sequences: a run of one suit names itself
                 if rank is None and rules.meld_wild_only_melds and all(rules.is_wild(c) for c in meld):
                     rank = WILD_MELD
                 if rank is None:

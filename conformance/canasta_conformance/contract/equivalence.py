@@ -1,6 +1,7 @@
 """When two actions are the same move: the equivalence under which legal-action lists compare.
 
-Suits are irrelevant (``eq.suits.irrelevant``) except that red and black threes differ, so two
+Suits are irrelevant (``eq.suits.irrelevant``) except that red and black threes differ and that a
+sequence group (meld.sequences) keeps its cards' suits, so two
 actions that differ only in the suits of their cards are one move: an engine listing either has
 listed it. The harness compares a scenario's ``legal_actions`` includes and excludes, and the
 fuzzer compares whole lists, up to this equivalence (docs/protocol.md).
@@ -28,7 +29,10 @@ def suit_class(action: Action) -> tuple[Any, ...]:
         return tuple(sorted(key(c) for c in items))
 
     def groups(items: Sequence[MeldGroup]) -> tuple[Any, ...]:
-        return tuple(sorted((cards(g.cards), g.rank or "") for g in items))
+        # a sequence group (meld.sequences) keeps its suit: a run of hearts is not one of spades
+        return tuple(sorted(
+            (tuple(sorted(c.token for c in g.cards)), "sequence") if g.sequence else (cards(g.cards), g.rank or "") for g in items
+        ))
 
     if isinstance(action, TakePile):
         return ("take", cards(action.cards), groups(action.melds))

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeAlias
 
 from .cards import Card, card, sort_cards, sort_key
 from .errors import CanastaError
+from .sequences import SEQUENCE_PREFIX, is_sequence_key, rank_order
 
 Phase = Literal["draw", "play", "over"]
 PHASES: tuple[str, ...] = ("draw", "play", "over")
@@ -73,6 +74,26 @@ def _rank_text(value: Any, path: str) -> str:
     return text
 
 
+def _fact_rank(value: Any, path: str) -> str:
+    """A rank in the turn facts, or a sequence's key (``seq:4H``, meld.sequences)."""
+    if isinstance(value, str) and value.lower().startswith(SEQUENCE_PREFIX):
+        token = value[len(SEQUENCE_PREFIX):]
+        try:
+            low = card(token)
+        except ValueError:
+            raise FormatError(f"{value!r} is not a sequence's key (seq: and its lowest card, e.g. seq:4H)", path) from None
+        return SEQUENCE_PREFIX + low.token
+    return _rank_text(value, path)
+
+
+def fact_order(key: str) -> tuple[int, int, str]:
+    """Ranks of the turn facts in meld order, then sequences' keys by their lowest card."""
+    if is_sequence_key(key):
+        low = key[len(SEQUENCE_PREFIX):]
+        return (len(_RANK_INDEX), rank_order(low[0]), low)
+    return (_RANK_INDEX[key], 0, "")
+
+
 def meld_rank(cards: Sequence[Card], wild_ranks: frozenset[str] = frozenset({"JK", "2"})) -> str | None:
     """The rank of a meld: the rank of its natural cards (None if it has none or several)."""
     ranks = {c.rank for c in cards if c.rank not in wild_ranks}
@@ -99,7 +120,8 @@ class TurnFacts:
 
     #: seats that have melded (laid or added cards) in an earlier turn of this hand
     melded_seats: tuple[int, ...] = ()
-    #: ranks of the side's melds the player to move has laid or added to in this turn
+    #: ranks of the side's melds the player to move has laid or added to in this turn (a sequence,
+    #: meld.sequences, is named by its key: ``seq:`` and its lowest card, e.g. ``seq:4H``)
     melded_ranks: tuple[str, ...] = ()
     #: the subset of melded_ranks that the player started as new melds in this turn
     new_ranks: tuple[str, ...] = ()
@@ -133,8 +155,8 @@ class TurnFacts:
             raise FormatError(f"{question!r} is not one of null, pending, yes, no", f"{path}.question")
         return cls(
             melded_seats=tuple(sorted(int(s) for s in data.get("melded_seats", ()))),
-            melded_ranks=tuple(sorted((_rank_text(r, f"{path}.melded_ranks") for r in data.get("melded_ranks", ())), key=_RANK_INDEX.__getitem__)),
-            new_ranks=tuple(sorted((_rank_text(r, f"{path}.new_ranks") for r in data.get("new_ranks", ())), key=_RANK_INDEX.__getitem__)),
+            melded_ranks=tuple(sorted((_fact_rank(r, f"{path}.melded_ranks") for r in data.get("melded_ranks", ())), key=fact_order)),
+            new_ranks=tuple(sorted((_fact_rank(r, f"{path}.new_ranks") for r in data.get("new_ranks", ())), key=fact_order)),
             took_pile=bool(data.get("took_pile", False)),
             question=question,
             covered_black_three=bool(data.get("covered_black_three", False)),
@@ -266,8 +288,8 @@ class Position:
             facts=replace(
                 self.facts,
                 melded_seats=tuple(sorted(self.facts.melded_seats)),
-                melded_ranks=tuple(sorted(self.facts.melded_ranks, key=_RANK_INDEX.__getitem__)),
-                new_ranks=tuple(sorted(self.facts.new_ranks, key=_RANK_INDEX.__getitem__)),
+                melded_ranks=tuple(sorted(self.facts.melded_ranks, key=fact_order)),
+                new_ranks=tuple(sorted(self.facts.new_ranks, key=fact_order)),
             ),
         )
 
@@ -350,12 +372,16 @@ class MeldGroup:
     """Cards laid down together as one meld: a new meld, or an addition to the side's meld of
     ``rank``. ``rank`` is needed only when the cards hold no natural card (a lone wild card); a
     group of wild cards without a rank (or with rank ``wild``) is the side's wild-card meld, where
-    the variant allows one."""
+    the variant allows one. A ``sequence`` group (meld.sequences) starts a sequence of its suit, or
+    extends the side's sequence of that suit that its cards touch; it names no rank."""
 
     cards: tuple[Card, ...]
     rank: str | None = None
+    sequence: bool = False
 
     def to_json(self) -> list[str] | dict[str, Any]:
+        if self.sequence:
+            return {"sequence": True, "cards": _tokens(self.cards)}
         if self.rank is None:
             return _tokens(self.cards)
         return {"rank": self.rank, "cards": _tokens(self.cards)}
@@ -364,7 +390,13 @@ class MeldGroup:
     def from_json(cls, data: Any, path: str) -> MeldGroup:
         if isinstance(data, Mapping):
             rank = data.get("rank")
-            return cls(_sorted_cards(data.get("cards", ()), f"{path}.cards"), _rank_text(rank, f"{path}.rank") if rank is not None else None)
+            sequence = data.get("sequence", False)
+            if not isinstance(sequence, bool):
+                raise FormatError("'sequence' is true or false", f"{path}.sequence")
+            if sequence and rank is not None:
+                raise FormatError("a sequence group names no rank", f"{path}.rank")
+            cards = _sorted_cards(data.get("cards", ()), f"{path}.cards")
+            return cls(cards, _rank_text(rank, f"{path}.rank") if rank is not None else None, sequence)
         return cls(_sorted_cards(data, path))
 
 
@@ -554,8 +586,14 @@ def format_action(action: Action) -> str:
     return action.type
 
 
+#: the text form's prefix of a sequence group: ``[seq: 4H 5H 6H]``
+SEQUENCE_TEXT = "seq"
+
+
 def _group_text(group: MeldGroup) -> str:
     text = " ".join(_tokens(group.cards))
+    if group.sequence:
+        return f"{SEQUENCE_TEXT}: {text}"
     return f"{group.rank}: {text}" if group.rank else text
 
 
@@ -576,6 +614,7 @@ def action_text(action: Action) -> str:
 
 def parse_action(text: str) -> Action:
     """An action from its text form (``take [9H 9S] + [KH KD KS]``, ``meld [2C: 2C] [7H 7D 7S]``,
+    ``meld [seq: 4H 5H 6H]`` (a sequence group, meld.sequences),
     ``discard 5C``, ``answer yes``...): the same action as its JSON form. Raises
     :class:`FormatError` saying what is wrong."""
     return action_from_json(_text_to_json(text.strip()))
@@ -630,7 +669,10 @@ def _bracketed(text: str, whole: str) -> list[Any]:
     groups: list[Any] = []
     for body in _BRACKETED.findall(text):
         rank, colon, tokens = body.rpartition(":")
-        groups.append({"rank": rank.strip(), "cards": tokens.split()} if colon else tokens.split())
+        if colon and rank.strip().lower() == SEQUENCE_TEXT:
+            groups.append({"sequence": True, "cards": tokens.split()})
+        else:
+            groups.append({"rank": rank.strip(), "cards": tokens.split()} if colon else tokens.split())
     return groups
 
 

@@ -20,6 +20,7 @@ from .errors import CanastaError
 from .locations import SCENARIO_SUFFIXES
 from .model import WILD_MELD, Action, FormatError, Position, action_from_json, meld_rank, parse_cards
 from .schemas import SchemaFileError, schema_errors
+from .sequences import is_sequence_key, sequence_key
 from .spec import Spec, VariantError
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
@@ -288,6 +289,12 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
             where = ["melds", side_index, meld_index]
             rank = meld_rank(meld, rules.cards_wild_ranks)
             naturals = sum(1 for c in meld if not rules.is_wild(c))
+            if rank is None and rules.meld_sequences and naturals > 1 and len({c.rank for c in meld}) > 1:
+                # meld.sequences: a meld of several ranks must be a sequence of one suit
+                if (fault := rules.sequence_fault(meld, new=True)) is not None:
+                    yield where, f"{fault.message} ({fault.rule})"
+                meld_ranks.add(sequence_key(meld))
+                continue
             if rank is None and naturals == 0 and rules.meld_wild_only_melds:
                 rank = WILD_MELD  # the side's wild-card meld
             elif rank is None:
@@ -313,7 +320,7 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
     for fact in ("melded_ranks", "new_ranks"):  # ranks the player laid this turn are on the table
         for rank in getattr(position.facts, fact):
             if rank not in meld_ranks:
-                yield ["facts", fact], f"no meld of rank {rank} is on the table"
+                yield ["facts", fact], f"no meld {'' if is_sequence_key(rank) else 'of rank '}{rank} is on the table"
     talon_sizes = rules.talon_sizes
     if position.talons and not talon_sizes:
         yield ["talons"], "this variant has no bonus talons"

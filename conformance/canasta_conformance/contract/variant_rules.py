@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, NamedTuple
 
+from . import sequences
 from .cards import RANKS, RED_SUITS, Card
 
 WildRank = Literal["JK", "2"]
@@ -141,6 +142,7 @@ class VariantRules:
     meld_sevens_no_wilds: bool
     meld_wild_add_min_naturals: int | None
     meld_sequences: bool
+    canasta_sequence_bonus: int
     canasta_wild_card_bonus: int | None
     initial_meld_from_hand_only: bool
     initial_meld_basis: Literal["side", "player"]
@@ -256,6 +258,24 @@ class VariantRules:
             return Fault(rule, f"a meld holds at most {self.meld_max_wilds} wild cards: [{_tokens(cards)}] has {wilds}")
         if self.meld_wilds_not_more_than_naturals and wilds > len(cards) - wilds:
             return Fault("meld.wild-ratio", f"wild cards may not outnumber natural cards: [{_tokens(cards)}]")
+        return None
+
+    def sequence_fault(self, cards: Sequence[Card], new: bool) -> Fault | None:
+        """meld.sequence.*: what a sequence must be (``cards`` the whole sequence after the
+        action; ``new``: started by it): natural cards only, one suit, distinct ranks in
+        consecutive order, at least meld.min_cards when started, at most a canasta's cards."""
+        if not self.meld_sequences:
+            return Fault("eq.no-sequences", f"this variant has no sequences: [{_tokens(cards)}]")
+        if any(not self.is_natural(c) for c in cards):
+            return Fault("meld.sequence.naturals-only", f"a sequence holds natural cards only (no wild card, no three): [{_tokens(cards)}]")
+        if len({c.suit for c in cards}) > 1:
+            return Fault("meld.sequence.one-suit", f"a sequence is of one suit: [{_tokens(cards)}]")
+        if not sequences.is_run(cards, self.is_natural):
+            return Fault("meld.sequence.consecutive", f"a sequence runs in consecutive rank order, one card of each rank: [{_tokens(cards)}]")
+        if new and len(cards) < self.meld_min_cards:
+            return Fault("meld.sequence.min-cards", f"a new sequence needs at least {self.meld_min_cards} cards: [{_tokens(cards)}]")
+        if len(cards) > self.canasta_min_cards:
+            return Fault("meld.sequence.max-seven", f"a sequence ends at {self.canasta_min_cards} cards, a sequence canasta: [{_tokens(cards)}] has {len(cards)}")
         return None
 
     def is_canasta(self, cards: Sequence[Card]) -> bool:
