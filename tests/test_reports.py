@@ -171,3 +171,34 @@ def test_junit_xml_has_every_scenario_with_its_properties(pytester):
 def test_load_known_failures_reports_a_missing_file(tmp_path):
     with pytest.raises(KnownFailuresError, match="cannot read"):
         load_known_failures(tmp_path / "nope.yaml")
+
+
+def test_a_scenario_result_travels_as_one_structured_property(pytester):
+    """The item records one user property holding the result's JSON data (nothing joined into a
+    string to be split again); the JSON report holds the same entry, read back as it was sent."""
+    three_scenarios(pytester)
+    pytester.makeconftest("""
+        import json
+
+        SEEN = []
+
+        def pytest_runtest_logreport(report):
+            if report.when == "call":
+                SEEN.append([(name, value) for name, value in report.user_properties if name.startswith("canasta")])
+
+        def pytest_sessionfinish(session):
+            (session.config.rootpath / "seen.json").write_text(json.dumps(SEEN))
+    """)
+    known = pytester.path / "known.yaml"
+    known.write_text("meld-fails-two: accepts everything\n")
+    report = pytester.path / "report.json"
+    pytester.runpytest("--canasta-engine", ENGINE, "--canasta-known-failures", str(known), f"--canasta-report={report}")
+    seen = json.loads((pytester.path / "seen.json").read_text())
+    assert len(seen) == 3 and all(len(props) == 1 and props[0][0] == "canasta_result" for props in seen)
+    sent = {props[0][1]["id"]: props[0][1] for props in seen}
+    assert all(isinstance(value["rules"], list) and isinstance(value["areas"], list) for value in sent.values())
+    results = {r["id"]: r for r in json.loads(report.read_text())["results"]}
+    assert results["pile-fails-one"] == sent["pile-fails-one"] and results["pile-fails-one"]["step"] == 1
+    assert sent["meld-fails-two"]["known_failure"] == "accepts everything" and sent["meld-fails-two"]["status"] == "failed"
+    assert results["meld-fails-two"] == {**sent["meld-fails-two"], "status": "xfail"}  # what pytest alone knows
+    assert ReportEntry.from_json(results["pile-fails-one"]).to_json() == results["pile-fails-one"]

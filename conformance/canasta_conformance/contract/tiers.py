@@ -10,6 +10,7 @@ sources do not settle. A scenario may override the computed tier with a reason (
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .defaults import TierName
@@ -30,6 +31,10 @@ class TierReason:
 
     def to_json(self) -> dict[str, str]:
         return {"rule": self.rule, "why": self.why}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, str]) -> TierReason:
+        return cls(data["rule"], data["why"])
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ command line, or under a folder given with ``--canasta-scenarios``; every other 
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
@@ -22,7 +21,7 @@ from ..contract.defaults import DEFAULT_ENGINE, DEFAULT_TIMEOUT, MAX_CONSECUTIVE
 from ..contract.errors import CanastaError
 from ..contract.locations import SCENARIO_SUFFIXES, is_scenario_file
 from ..contract.paths import scenarios_dir, spec_dir
-from ..running.collector import KNOWN_FAILURE_PROPERTY, STATUS_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
+from ..running.collector import RESULT_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
 
 # Everything else is imported where it is first needed: pytest loads this module in every run of an
 # environment where the package is installed, scenario files or not, so importing it must be cheap
@@ -490,7 +489,7 @@ class ScenarioFile(pytest.File):
         reason = state.known_failures.get(scenario.id)
         if reason is not None:
             item.add_marker(pytest.mark.xfail(reason=f"known failure: {reason}", strict=True))
-            item.user_properties.append((KNOWN_FAILURE_PROPERTY, reason))
+            item.known_failure = reason
         yield item
 
 
@@ -508,7 +507,11 @@ class BrokenScenarioItem(pytest.Item):
         self.problems = problems
 
     def setup(self) -> None:
-        self.user_properties += [("canasta_id", self.name), (STATUS_PROPERTY, "error")]
+        from ..running.report import ReportEntry
+
+        entry = ReportEntry(self.name, "error", message="invalid scenario file", path=self.location[0],
+                            details=tuple(self.problems.splitlines()))
+        self.user_properties.append((RESULT_PROPERTY, entry.to_json()))
         pytest.fail(
             f"invalid scenario file:\n{self.problems}\n\ncheck it with: canasta validate {shlex.quote(str(self.path))}",
             pytrace=False,
@@ -528,17 +531,17 @@ class ScenarioItem(pytest.Item):
 
         self.scenario = scenario
         self.tier = Tier("core")
+        self.known_failure: str | None = None  # the reason the known-failures file gives
 
     def runtest(self) -> None:
         from ..contract.engine_protocol import EngineLoadError
+        from ..running.runner import Result
 
         state: CanastaState = self.config.stash[_SESSION_KEY]
-        areas = ",".join(self.scenario.rule_areas)
-        self.user_properties.append(("canasta_areas", areas))
         try:
             result = state.session.run(self.scenario, self.tier)  # the tier computed at collection
         except EngineLoadError as error:
-            self.user_properties.append((STATUS_PROPERTY, "error"))
+            self._record(Result(self.scenario.id, "error", str(error), rules=self.scenario.rules))
             raise pytest.UsageError(str(error)) from None
         self._record(result)
         if result.status == "unsupported":
@@ -548,27 +551,11 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailed(result)
 
     def _record(self, result: Result) -> None:
-        """The result as user properties: they reach the xdist controller, the reports and JUnit."""
-        self.user_properties += [
-            ("canasta_id", self.scenario.id), ("canasta_rules", ",".join(self.scenario.rules)),
-            (STATUS_PROPERTY, result.status), ("canasta_seconds", round(result.seconds, 6)),
-        ]
-        tier = result.tier or self.tier
-        self.user_properties.append(("canasta_tier", tier.name))
-        if tier.reasons:
-            self.user_properties.append(("canasta_tier_reasons", json.dumps([r.to_json() for r in tier.reasons])))
-        if tier.override:
-            self.user_properties.append(("canasta_tier_override", tier.override))
-        if result.citations:
-            self.user_properties.append(("canasta_citations", json.dumps([c.to_json() for c in result.citations])))
-        if result.status != "passed":
-            self.user_properties.append(("canasta_message", result.message))
-        if result.step is not None:
-            self.user_properties.append(("canasta_step", result.step + 1))
-            if result.action:
-                self.user_properties.append(("canasta_action", result.action))
-        if result.details and result.status in ("failed", "error"):
-            self.user_properties.append(("canasta_details", "\n".join(result.details)))
+        """The result as one user property: it reaches the xdist controller, the reports and JUnit."""
+        from ..running.report import ReportEntry
+
+        entry = ReportEntry.from_result(self.scenario, result, tier=self.tier, path=self.location[0], known_failure=self.known_failure)
+        self.user_properties.append((RESULT_PROPERTY, entry.to_json()))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
         if not isinstance(excinfo.value, ScenarioFailed):

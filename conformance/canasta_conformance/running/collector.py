@@ -1,10 +1,14 @@
 """Collecting scenario results from pytest's reports, where every report arrives.
 
 :class:`ResultCollector` listens to ``pytest_runtest_logreport`` in the process that owns the
-terminal: the only process of a serial run, the controller of an xdist run (worker reports carry
-the item's ``user_properties``, which the plugin fills). At the end of the session it writes the
-JSON report, the Markdown matrix and the known-failures file the options ask for. xdist workers
-send their engine's capabilities back through ``workeroutput``.
+terminal: the only process of a serial run, the controller of an xdist run. A scenario item records
+its result as one user property, :data:`RESULT_PROPERTY`, holding a
+:class:`~.report.ReportEntry`'s JSON (plain data, so it crosses xdist's transport); the collector
+reads it back, adds what only pytest knows (a known failure that failed or passed), and at the end
+of the session writes the JSON report, the Markdown matrix and the known-failures file the options
+ask for. For JUnit XML, whose properties are text, the teardown report that the JUnit writer reads
+gets the entry's fields as one property each. xdist workers send their engine's capabilities back
+through ``workeroutput``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,59 +28,55 @@ import pytest
 if TYPE_CHECKING:
     from .report import ReportEntry
 
-STATUS_PROPERTY = "canasta_status"
-KNOWN_FAILURE_PROPERTY = "canasta_known_failure"
+#: the user property a scenario's result travels in (its value: ``ReportEntry.to_json()``)
+RESULT_PROPERTY = "canasta_result"
 WORKER_ENGINE_KEY = "canasta_engine"
+XPASS_MESSAGE = "a known failure passed: remove it from the known-failures file"
+
+
+def recorded_result(report: Any) -> Mapping[str, Any] | None:
+    """The result a scenario item recorded on this report, as JSON data (None for other tests)."""
+    for name, value in getattr(report, "user_properties", ()):
+        if name == RESULT_PROPERTY and isinstance(value, Mapping):
+            return value
+    return None
 
 
 def entry_from_test_report(report: Any) -> ReportEntry | None:
     """The scenario result a pytest report stands for (None for other tests and other phases)."""
     if not isinstance(report, pytest.TestReport):
         return None
-    props: dict[str, Any] = dict(report.user_properties)
-    status = props.get(STATUS_PROPERTY)
-    if status is None or (report.when != "call" and not (report.when == "setup" and status == "error")):
+    data = recorded_result(report)
+    if data is None:
         return None
-    known = props.get(KNOWN_FAILURE_PROPERTY)
-    message = str(props.get("canasta_message", ""))
-    if report.skipped and getattr(report, "wasxfail", None) is not None:
-        status = "xfail"
-    elif known is not None and report.failed and status == "passed":
-        status = "xpass"
-        message = "a known failure passed: remove it from the known-failures file"
-    step = props.get("canasta_step")
-    details = props.get("canasta_details") or ""
     from .report import ReportEntry
 
-    return ReportEntry(
-        id=str(props.get("canasta_id") or report.nodeid.rpartition("::")[2]),
-        status=status,
-        rules=_split(props.get("canasta_rules")),
-        areas=_split(props.get("canasta_areas")),
-        message=message,
-        step=int(step) if step is not None else None,
-        action=props.get("canasta_action"),
-        seconds=float(props.get("canasta_seconds", report.duration)),
-        path=report.location[0] if report.location else None,
-        known_failure=known,
-        details=tuple(str(details).splitlines()),
-        tier=props.get("canasta_tier"),
-        tier_reasons=tuple(_json_list(props.get("canasta_tier_reasons"))),
-        tier_override=props.get("canasta_tier_override"),
-        citations=tuple(_json_list(props.get("canasta_citations"))),
-    )
+    entry = ReportEntry.from_json(data)
+    if report.when != "call" and not (report.when == "setup" and entry.status == "error"):
+        return None
+    if report.skipped and getattr(report, "wasxfail", None) is not None:
+        return replace(entry, status="xfail")
+    if entry.known_failure is not None and report.failed and entry.status == "passed":
+        return replace(entry, status="xpass", message=XPASS_MESSAGE)
+    return entry
 
 
-def _json_list(value: Any) -> list[Any]:
-    try:
-        data = json.loads(value) if value else []
-    except (TypeError, ValueError):
-        return []
-    return data if isinstance(data, list) else []
-
-
-def _split(value: Any) -> tuple[str, ...]:
-    return tuple(part for part in str(value or "").split(",") if part)
+def junit_properties(entry: ReportEntry) -> list[tuple[str, str]]:
+    """The entry's fields as JUnit XML properties (``canasta_status``, ``canasta_rules`` ...): text
+    for people and CI pages, written once and never read back (lists of names joined by commas,
+    lists of records as JSON)."""
+    properties = []
+    for key, value in entry.to_json().items():
+        if value is None or value == [] or value == "":
+            continue
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            text = ",".join(value) if key != "details" else "\n".join(value)
+        elif isinstance(value, list | dict):
+            text = json.dumps(value, ensure_ascii=False)
+        else:
+            text = str(value)
+        properties.append((f"canasta_{key}", text))
+    return properties
 
 
 class ResultCollector:
@@ -90,10 +91,17 @@ class ResultCollector:
         self._clock = time.perf_counter()
         self.written: list[str] = []  # lines for the terminal summary
 
+    @pytest.hookimpl(tryfirst=True)  # before the JUnit writer reads the teardown report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         entry = entry_from_test_report(report)
         if entry is not None:
             self.entries[report.nodeid] = entry
+        if report.when == "teardown" and (data := recorded_result(report)) is not None:
+            from .report import ReportEntry
+
+            shown = self.entries.get(report.nodeid) or ReportEntry.from_json(data)
+            others = [(name, value) for name, value in report.user_properties if name != RESULT_PROPERTY]
+            report.user_properties = [*others, *junit_properties(shown)]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

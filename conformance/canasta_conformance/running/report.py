@@ -1,5 +1,11 @@
 """Results of a run as data: one entry per scenario, counts by rule area, the JSON report and the
-Markdown conformance matrix. Nothing here knows pytest; :mod:`.collector` builds the entries.
+Markdown conformance matrix. Nothing here knows pytest.
+
+A :class:`ReportEntry` is the one object a scenario's result travels as: the pytest plugin builds it
+from the runner's result (:meth:`ReportEntry.from_result`) and records its :meth:`~ReportEntry.to_json`
+as one user property, which crosses pytest-xdist's transport as plain JSON data; :mod:`.collector`
+reads it back with :meth:`~ReportEntry.from_json` for the summary, the JSON report, the matrix and
+the known-failures file.
 """
 
 from __future__ import annotations
@@ -9,9 +15,15 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contract.defaults import TIERS
+from ..contract.tiers import Tier, TierReason
+from .runner import Citation
+
+if TYPE_CHECKING:
+    from ..contract.scenario import Scenario
+    from .runner import Result
 
 REPORT_FORMAT = "canasta-report/1"
 #: every status of a report entry; rule-differs: the behaviour passed but an engine that cites
@@ -33,17 +45,34 @@ class ReportEntry:
     message: str = ""
     step: int | None = None  # 1-based
     action: str | None = None
-    seconds: float = 0.0
+    seconds: float = 0.0  # to the microsecond
     path: str | None = None
     known_failure: str | None = None
     details: tuple[str, ...] = field(default=())
     tier: str | None = None
-    #: rules that make the scenario a reading: ({"rule", "why"}, ...)
-    tier_reasons: tuple[Mapping[str, str], ...] = ()
+    #: rules that make the scenario a reading
+    tier_reasons: tuple[TierReason, ...] = ()
     #: the scenario's reason when it overrides its computed tier
     tier_override: str | None = None
-    #: judged citations that are not an expected rule: ({"step", "action", "expected", "cited", "agreement"}, ...)
-    citations: tuple[Mapping[str, Any], ...] = ()
+    #: judged citations that are not an expected rule
+    citations: tuple[Citation, ...] = ()
+
+    @classmethod
+    def from_result(
+        cls, scenario: Scenario, result: Result, *, tier: Tier, path: str | None = None, known_failure: str | None = None,
+    ) -> ReportEntry:
+        """The entry of a scenario the runner ran (``tier``: the one computed at collection, unless
+        the result carries its own)."""
+        tier = result.tier or tier
+        return cls(
+            id=scenario.id, status=result.status, rules=scenario.rules, areas=scenario.rule_areas,
+            message=result.message if result.status != "passed" else "",
+            step=None if result.step is None else result.step + 1,
+            action=result.action if result.step is not None and result.action else None,
+            seconds=round(result.seconds, 6), path=path, known_failure=known_failure,
+            details=result.details if result.status in ("failed", "error") else (),
+            tier=tier.name, tier_reasons=tier.reasons, tier_override=tier.override, citations=result.citations,
+        )
 
     @property
     def headline(self) -> str:
@@ -57,9 +86,23 @@ class ReportEntry:
             "id": self.id, "status": self.status, "rules": list(self.rules), "areas": list(self.areas),
             "message": self.message, "step": self.step, "action": self.action, "seconds": round(self.seconds, 6),
             "path": self.path, "known_failure": self.known_failure, "details": list(self.details),
-            "tier": self.tier, "tier_reasons": [dict(r) for r in self.tier_reasons], "tier_override": self.tier_override,
-            "citations": [dict(c) for c in self.citations],
+            "tier": self.tier, "tier_reasons": [r.to_json() for r in self.tier_reasons], "tier_override": self.tier_override,
+            "citations": [c.to_json() for c in self.citations],
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ReportEntry:
+        """The inverse of :meth:`to_json`: ``ReportEntry.from_json(e.to_json()) == e`` (seconds kept to
+        the microsecond)."""
+        return cls(
+            id=data["id"], status=data["status"], rules=tuple(data.get("rules", ())), areas=tuple(data.get("areas", ())),
+            message=data.get("message", ""), step=data.get("step"), action=data.get("action"),
+            seconds=float(data.get("seconds", 0.0)), path=data.get("path"), known_failure=data.get("known_failure"),
+            details=tuple(data.get("details", ())), tier=data.get("tier"),
+            tier_reasons=tuple(TierReason.from_json(r) for r in data.get("tier_reasons", ())),
+            tier_override=data.get("tier_override"),
+            citations=tuple(Citation.from_json(c) for c in data.get("citations", ())),
+        )
 
 
 def counts_by_area(entries: Iterable[ReportEntry]) -> tuple[dict[str, Counter[str]], Counter[str]]:
@@ -85,7 +128,7 @@ def counts_by_tier(entries: Iterable[ReportEntry]) -> dict[str, Counter[str]]:
 
 def citation_counts(entries: Iterable[ReportEntry]) -> Counter[str]:
     """How many judged citations were a broader rule ("broader") or another rule ("differs")."""
-    return Counter(str(c.get("agreement")) for entry in entries for c in entry.citations)
+    return Counter(c.agreement for entry in entries for c in entry.citations)
 
 
 def shown_statuses(totals: Mapping[str, int]) -> tuple[str, ...]:
@@ -185,14 +228,14 @@ def _tier_table(entries: Sequence[ReportEntry], columns: Sequence[str]) -> list[
     if readings:
         lines += ["### Readings the engine does not share", ""]
         for entry in readings:
-            rules = ", ".join(f"`{r.get('rule')}` ({r.get('why')})" for r in entry.tier_reasons) or "(tier set by the scenario)"
+            rules = ", ".join(f"`{r.rule}` ({r.why})" for r in entry.tier_reasons) or "(tier set by the scenario)"
             lines.append(f"- `{entry.id}`: reads {rules} differently")
         lines.append("")
     return lines
 
 
 def _citation_section(entries: Sequence[ReportEntry]) -> list[str]:
-    differs = sorted((e for e in entries if any(c.get("agreement") == "differs" for c in e.citations)), key=lambda e: e.id)
+    differs = sorted((e for e in entries if any(c.agreement == "differs" for c in e.citations)), key=lambda e: e.id)
     broader = citation_counts(entries).get("broader", 0)
     lines = ["## Rule citations", ""]
     if not any(e.citations for e in entries):
@@ -201,8 +244,8 @@ def _citation_section(entries: Sequence[ReportEntry]) -> list[str]:
     lines += [f"{len(differs)} scenarios cite a rule the scenario does not expect; {broader} citations name a broader rule (they agree).", ""]
     for entry in differs:
         notes = "; ".join(
-            f"step {c.get('step')}: cited `{c.get('cited')}`, expects " + " or ".join(f"`{r}`" for r in c.get("expected", ()))
-            for c in entry.citations if c.get("agreement") == "differs"
+            f"step {c.step + 1}: cited `{c.cited}`, expects " + " or ".join(f"`{r}`" for r in c.expected)
+            for c in entry.citations if c.agreement == "differs"
         )
         lines.append(f"- `{entry.id}` ({entry.status}): {notes}")
     lines.append("")

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
 from ..contract.equivalence import suit_class
@@ -66,6 +67,12 @@ class Citation:
             "step": self.step + 1, "action": self.action, "expected": list(self.expected),
             "cited": self.cited, "agreement": self.agreement,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Citation:
+        """The inverse of :meth:`to_json` (whose step is 1-based)."""
+        agreement: Agreement = "broader" if data["agreement"] == "broader" else "differs"
+        return cls(int(data["step"]) - 1, data.get("action"), tuple(data.get("expected", ())), data.get("cited"), agreement)
 
 
 @dataclass(frozen=True)
