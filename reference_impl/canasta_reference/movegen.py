@@ -51,6 +51,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS, TOKENS, Card, card, sort_key
@@ -71,6 +72,7 @@ from canasta_conformance.contract.model import (
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from .going_out import can_go_out
+from .memo import bounded
 from .pile import is_frozen_for, one_card_rule_applies
 from .sequence_moves import sequence_melds
 from .sequences import side_sequences
@@ -88,6 +90,9 @@ ANSWERS: tuple[Answer, Answer] = (Answer(True), Answer(False))
 _KEY: dict[Card, tuple[int, int]] = {card(token): sort_key(card(token)) for token in TOKENS}
 _DISCARDS: dict[Card, Discard] = {c: Discard(c) for c in _KEY}  # actions are immutable values: share them
 _ORDINAL: dict[Card, int] = {c: i for i, c in enumerate(sorted(_KEY, key=_KEY.__getitem__))}  # canonical order
+_OF_RANK: dict[str, list[Card]] = {}  # rank -> its cards (every suit)
+for _c in _KEY:
+    _OF_RANK.setdefault(_c.rank, []).append(_c)
 _ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
 
 WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
@@ -183,21 +188,28 @@ class Facts:
         self.naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
         wild_cards: dict[str, list[Card]] = {}
         wild_ranks = rules.cards_wild_ranks
-        self.red_threes = 0
-        size = 0
+        red_threes = size = 0
+        last = ""  # the rank of the group being filled (cards of a rank come together)
+        same: list[Card] = []
         for _, c, n in counted:
             size += n
-            if c.rank == "3" and c.suit in RED_SUITS:
-                self.red_threes += n
-                continue
-            group = wild_cards if c.rank in wild_ranks else self.naturals
-            same = group.get(c.rank)
-            if same is None:
-                group[c.rank] = [c] * n
-            else:
+            rank = c.rank
+            if rank == last:
                 same += [c] * n
+            elif rank == "3":  # red and black threes interleave in suit order
+                if c.suit in RED_SUITS:
+                    red_threes += n
+                else:
+                    self.naturals.setdefault(rank, []).extend([c] * n)
+            else:
+                last = rank
+                same = [c] * n
+                (wild_cards if rank in wild_ranks else self.naturals)[rank] = same
+        self.red_threes = red_threes
         self.hand_size = size
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
+        #: the hand's wild cards, in canonical order by kind
+        self.wild_key: tuple[Card, ...] = tuple(c for cards in self.wild_kinds for c in cards)
         self.wild_values: list[int] = [rules.value(cards[0]) for cards in self.wild_kinds]
         self.wild_avail: WildVector = tuple(len(cards) for cards in self.wild_kinds)
         self.no_wilds: WildVector = (0,) * len(self.wild_kinds)
@@ -458,12 +470,9 @@ def hand_may_take(state: HandState) -> bool:
     at all, read without building the position's facts (most hands cannot take the pile)."""
     rules = state.rules
     rank = state.pile[-1].rank
-    naturals = wilds = 0
-    for c, n in state.hand.items():
-        if c.rank == rank:
-            naturals += n
-        elif c.rank in rules.cards_wild_ranks:
-            wilds += n
+    hand = state.hand
+    naturals = sum(hand.get(c, 0) for c in _OF_RANK[rank])
+    wilds = sum(hand.get(c, 0) for r in rules.cards_wild_ranks for c in _OF_RANK[r])
     frozen = is_frozen_for(state, state.side)
     side_melds = state.melds[state.side]
     one_wild = min(wilds, rules.meld_max_wilds, 1)
@@ -500,7 +509,10 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
         if state.last_card_red_three:
             out.append(END_TURN)  # stock.last-card.red-three: meld or not, then end the turn
         elif may_discard(f, state.question == "yes" and can_go_out(state)):
-            out += [_DISCARDS[c] for c in f.distinct if discard_allowed(f, c)]
+            if f.red_threes or (f.rules.discard_empty_pile_no_aces_sevens and not state.pile):
+                out += [_DISCARDS[c] for c in f.distinct if discard_allowed(f, c)]
+            else:  # discard_allowed holds for every card: no red three, no empty-pile restriction
+                out += [_DISCARDS[c] for c in f.distinct]
         out += meld_actions(f)
         out += special_hands(f)
         if state.rules.meld_sequences:
@@ -540,38 +552,91 @@ def special_hands(f: Facts) -> Iterator[SpecialHand]:
 def one_rank_melds(f: Facts) -> Iterator[Meld]:
     """Every legal meld of one rank: any number of its naturals with any wild cards by kind (or
     wild cards alone on a meld of the side). The rules depend on how many cards of each sort are
-    laid, so each (naturals, wild cards) count is checked once, then spelled out by wild kind."""
+    laid, so each (naturals, wild cards) count is checked once, then spelled out by wild kind.
+
+    For a side that has melded, a rank's melds depend only on the rank's naturals in hand, its
+    meld (size, wild cards, closed), the hand's wild cards and whether the wild-card meld is open,
+    as long as every meld leaves the player two cards or more: those lists are kept in a table
+    (the same ranks come back position after position)."""
+    by_count = f.wilds_by_count(f.rules.meld_max_wilds)
+    wild_counts = [n for n in range(len(by_count)) if by_count[n]]  # how many wild cards one group can hold
+    melds = f.melds
+    ranks = [*f.naturals, *(r for r in melds if r not in f.naturals and r != WILD_MELD)]
+    if f.melded:
+        table = _rank_table(f)
+        roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
+        wild_key = bool(f.wild_key)
+        closed = f.closed
+        for rank in ranks:
+            cards = f.naturals.get(rank, ())
+            if len(cards) >= roomy:
+                yield from _rank_melds(f, rank, cards, by_count, wild_counts)
+                continue
+            existing = melds.get(rank)
+            key = (rank, tuple(cards), -1 if existing is None else len(existing),
+                   wild_key and existing is not None and _wilds_in(f, existing), rank in closed)
+            listed = table.get(key)
+            if listed is None:
+                listed = table[key] = tuple(_rank_melds(f, rank, cards, by_count, wild_counts))
+            yield from listed
+        return
+    for rank in ranks:
+        yield from _rank_melds(f, rank, f.naturals.get(rank, ()), by_count, wild_counts)
+
+
+_RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, dict[object, tuple[Meld, ...]]]] = {}
+
+
+def _rank_table(f: Facts) -> dict[object, tuple[Meld, ...]]:
+    """The table of one-rank melds for the variant, the hand's wild cards and the state of the
+    side's wild-card meld (built as positions come; dropped whole when it grows large)."""
+    key = (id(f.rules), f.wild_key, f.wild_meld_open)
+    entry = _RANK_TABLES.get(key)
+    if entry is None or entry[0] is not f.rules:
+        entry = bounded(_RANK_TABLES)[key] = (f.rules, {})
+    return bounded(entry[1])
+
+
+def _wilds_in(f: Facts, cards: Sequence[Card]) -> int:
+    """How many wild cards a meld holds."""
+    wild = f.rules.cards_wild_ranks
+    return sum(map(wild.__contains__, map(_RANK_OF, cards)))
+
+
+_RANK_OF = attrgetter("rank")
+
+
+def _rank_melds(f: Facts, rank: str, cards: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],
+                wild_counts: list[int]) -> Iterator[Meld]:
+    """The legal melds of one rank (see one_rank_melds)."""
     rules = f.rules
     melds = f.melds
     hand_size = f.hand_size
-    by_count = f.wilds_by_count(rules.meld_max_wilds)
     canastas = f.canastas
     initial = not f.melded
-    best_wilds = max((value for _, _, value in f.wild_choices(rules.meld_max_wilds)), default=0) if initial else 0
     open_after = f.wild_meld_open  # one group of a natural rank does not change the wild-card meld
-    wild_counts = [n for n in range(len(by_count)) if by_count[n]]  # how many wild cards one group can hold
-    for rank in [*f.naturals, *(r for r in melds if r not in f.naturals and r != WILD_MELD)]:
-        cards = f.naturals.get(rank, ())
-        value = f.natural_value(rank) if initial else 0  # (only the initial meld counts)
-        if initial and len(cards) * value + best_wilds < f.minimum and hand_size - len(cards) - sum(f.wild_avail) > 1:
-            continue  # initial.table: this rank cannot reach the minimum, nor go out concealed
-        counts = wild_counts[:1] if rank == "3" else wild_counts
-        for k in range(0 if rank in melds else rules.meld_min_naturals, len(cards) + 1):
-            naturals = tuple(cards[:k])
-            tag = rank if k == 0 else None
-            for n in counts:
-                if not group_is_legal(f, rank, k, n, initial):
-                    continue
-                left = hand_size - k - n
-                canasta = completes_canasta(f, rank, k + n)
-                if not cards_left_allowed(f, left, canastas + canasta, rank == "3", left == 0, open_after):
-                    continue
-                for _, wild_value, wilds in by_count[n]:
-                    if initial and not reaches_minimum(f, k * value + wild_value) and not concealed_exception(
-                        f, left, canastas + canasta, canasta
-                    ):
-                        continue  # (a side that has melded has no minimum to reach)
-                    yield _one_group_meld(wilds + naturals if f.wilds_first else _in_order(f, wilds + naturals), tag)
+    value = f.natural_value(rank) if initial else 0  # (only the initial meld counts)
+    if initial:
+        best_wilds = max((value for _, _, value in f.wild_choices(rules.meld_max_wilds)), default=0)
+        if len(cards) * value + best_wilds < f.minimum and hand_size - len(cards) - sum(f.wild_avail) > 1:
+            return  # initial.table: this rank cannot reach the minimum, nor go out concealed
+    counts = wild_counts[:1] if rank == "3" else wild_counts
+    for k in range(0 if rank in melds else rules.meld_min_naturals, len(cards) + 1):
+        naturals = tuple(cards[:k])
+        tag = rank if k == 0 else None
+        for n in counts:
+            if not group_is_legal(f, rank, k, n, initial):
+                continue
+            left = hand_size - k - n
+            canasta = completes_canasta(f, rank, k + n)
+            if not cards_left_allowed(f, left, canastas + canasta, rank == "3", left == 0, open_after):
+                continue
+            for _, wild_value, wilds in by_count[n]:
+                if initial and not reaches_minimum(f, k * value + wild_value) and not concealed_exception(
+                    f, left, canastas + canasta, canasta
+                ):
+                    continue  # (a side that has melded has no minimum to reach)
+                yield _one_group_meld(wilds + naturals if f.wilds_first else _in_order(f, wilds + naturals), tag)
 
 
 def wild_meld_melds(f: Facts) -> Iterator[Meld]:
@@ -650,13 +715,17 @@ def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterator[tuple[Par
     rules = f.rules
     if f.state.question == "no":
         return  # out.ask.binding: no going out, so no action may leave one card or none
+    threes_wait = rules.black_three_meld_only_going_out
+    if f.melded and top is None and f.hand_size - 1 > 2 and (
+        not threes_wait or sum(1 for rank in f.naturals if rank != "3") > 2
+    ):
+        return  # more than two cards laid over two ranks or more: some group can go first (below)
     stuck = _stuck_cards(f, top.rank if top else None)
     if len(stuck) + rest > 1 or -1 in stuck:
         return
     keeps: list[str | int | None] = [None] if rest or not stuck else []
     if not rest:
         keeps += stuck or [*f.naturals, *range(len(f.wild_kinds))]
-    threes_wait = rules.black_three_meld_only_going_out
     for keep in keeps:
         naturals = {rank: len(cards) - (keep == rank) for rank, cards in f.naturals.items()}
         avail = tuple(n - (keep == i) for i, n in enumerate(f.wild_avail))
