@@ -4,6 +4,7 @@ written independently of the generator: canonical cards and layout, and steps of
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from canasta_conformance.contract.cards import _RANK_ORDER, Card, sort_cards
 from canasta_conformance.contract.model import WILD_MELD, Action, Meld, MeldGroup, Position, TakePile, meld_rank
@@ -61,9 +62,25 @@ def _groups(by_rank: dict[str, list[Card]], hand: list[Card], wild: frozenset[st
     return tuple(groups)
 
 
+def _sequence_canonical(action: Meld, position: Position, wild: frozenset[str], wild_meld: bool) -> Action | None:
+    """A meld with sequence groups (meld.sequences): suits matter in a sequence, so its groups stay
+    as they are (cards in canonical order, groups by their lowest card), after the canonical form
+    of the other groups, read from the hand without the sequences' cards."""
+    runs = sorted((MeldGroup(sort_cards(g.cards), None, True) for g in action.melds if g.sequence), key=lambda g: [c.token for c in g.cards])
+    others = tuple(g for g in action.melds if not g.sequence)
+    if not others:
+        return Meld(tuple(runs))
+    hands = list(position.hands)
+    hands[position.turn] = tuple((Counter(hands[position.turn]) - Counter(c for g in runs for c in g.cards)).elements())
+    rest = canonical(Meld(others), replace(position, hands=tuple(hands)), wild, wild_meld)
+    return None if not isinstance(rest, Meld) else Meld((*rest.melds, *runs))
+
+
 def canonical(action: Action, position: Position, wild: frozenset[str], wild_meld: bool = False) -> Action | None:
     """The listed representative of ``action`` (None when it has no single-rank layout)."""
     hand = list(sort_cards(position.hands[position.turn]))
+    if isinstance(action, Meld) and any(g.sequence for g in action.melds):
+        return _sequence_canonical(action, position, wild, wild_meld)
     if isinstance(action, Meld):
         by_rank = parts(action.melds, wild, wild_meld)
         if by_rank is None:
@@ -109,7 +126,8 @@ def _classes(group: MeldGroup) -> Counter[tuple[str, bool]]:
 
 
 def _by_rank(groups: tuple[MeldGroup, ...], wild: frozenset[str]) -> dict[str, MeldGroup]:
-    return {meld_rank(g.cards, wild) or g.rank or WILD_MELD: g for g in groups}
+    """The groups by rank (a sequence group by its cards: it goes to one sequence, suits and all)."""
+    return {"seq " + " ".join(c.token for c in g.cards) if g.sequence else meld_rank(g.cards, wild) or g.rank or WILD_MELD: g for g in groups}
 
 
 def covered(position: Position, action: Action, spec, depth: int = 0) -> bool:  # type: ignore[no-untyped-def]

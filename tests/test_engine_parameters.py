@@ -17,7 +17,8 @@ from canasta_conformance.contract.model import Discard, Meld, MeldGroup, Positio
 from canasta_conformance.contract.spec import load_spec, read_spec
 from canasta_reference.engine import ReferenceEngine
 
-RULE_MODULES = ["engine", "melds", "pile", "scoring", "setup", "going_out", "state", "movegen", "special_hands"]
+RULE_MODULES = ["engine", "melds", "pile", "scoring", "setup", "going_out", "state", "movegen", "special_hands",
+                "sequences", "sequence_moves"]
 
 
 def test_the_rule_modules_hold_no_rule_numbers():

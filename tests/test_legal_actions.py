@@ -26,17 +26,18 @@ SPEC = load_spec()
 SUPPORTED = ReferenceEngine(SPEC).capabilities().variants  # every variant the engine plays, Modern American included
 
 
-def walk(variant: str, seed: int, steps: int) -> ReferenceEngine:
+def walk(variant: str, seed: int, steps: int, options: dict[str, object] | None = None) -> ReferenceEngine:
     """A reachable position: a fresh deal, then random listed actions (the question "may I go
     out?" is answered yes more often, to reach the positions it binds; half the time the melding
     self-play player chooses, to reach the positions with canastas and going out)."""
     engine = ReferenceEngine(SPEC)
-    rules = engine.rules_for(variant, {})
+    options = options or {}
+    rules = engine.rules_for(variant, options)
     rng = random.Random(seed)
     deck = full_deck(rules.deck_packs, rules.deck_jokers)
     rng.shuffle(deck)
     first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
-    engine.deal(DealSetup(variant, {}, seed % rules.players, tuple(deck), first_player=first))
+    engine.deal(DealSetup(variant, options, seed % rules.players, tuple(deck), first_player=first))
     for _ in range(steps):
         if engine.state is None or engine.state.phase == "over":
             break
@@ -125,6 +126,55 @@ def candidates(position: Position, listed: list[Action], rng: random.Random, wil
             mine = [c for c in cards if c.rank == top_rank or (c.rank in wild and rng.random() < 0.5)]
             rest = [c for c in cards if c not in mine]
             out.append(TakePile(sort_cards(mine), groups(rest) if rest else ()))
+    if SPEC.variant_rules(position.variant, dict(position.options)).meld_sequences:
+        out += sequence_candidates(position, listed, rng, count // 3)
+    return out
+
+
+def sequence_candidates(position: Position, listed: list[Action], rng: random.Random, count: int) -> list[Action]:
+    """meld.sequences: runs of the hand's cards of one suit (some with a wild card, a three, a
+    card of another suit, a gap, a rank twice), and near misses of the listed sequence melds (a
+    card of the suit more or less, one of another suit, a group of one rank added)."""
+    hand = list(sort_cards(position.hands[position.turn]))
+    order = "456789TJQKA"
+    out: list[Action] = []
+    if not hand:
+        return out
+    for _ in range(count):
+        suit = rng.choice("CDHS")
+        start = rng.randrange(len(order))
+        length = rng.randint(1, 8)
+        wanted = [Card(r, suit) for r in order[start:start + length]]
+        cards = [c for c in wanted if c in hand] or rng.sample(hand, 1)
+        spoil = rng.random()
+        if spoil < 0.15:
+            cards.append(rng.choice(hand))
+        elif spoil < 0.3 and len(cards) > 2:
+            cards.pop(rng.randrange(1, len(cards) - 1))
+        out.append(Meld((MeldGroup(sort_cards(cards), None, True),)))
+    for action in listed:
+        if not isinstance(action, Meld) or not any(g.sequence for g in action.melds) or rng.random() < 0.5:
+            continue
+        groups = list(action.melds)
+        index = next(i for i, g in enumerate(groups) if g.sequence)
+        cards = list(groups[index].cards)
+        change = rng.choice(("add", "drop", "swap", "rank", "pile"))
+        if change == "add":
+            cards.append(rng.choice(hand))
+        elif change == "drop" and len(cards) > 1:
+            cards.pop(rng.randrange(len(cards)))
+        elif change == "swap":
+            cards[rng.randrange(len(cards))] = rng.choice(hand)
+        elif change == "rank":
+            extra = [c for c in hand if c not in cards]
+            if extra:
+                rank = rng.choice(extra).rank
+                groups.append(MeldGroup(sort_cards([c for c in extra if c.rank == rank])))
+        if change == "pile" and position.pile:
+            out.append(TakePile((), (MeldGroup(sort_cards(cards), None, True),)))
+            continue
+        groups[index] = MeldGroup(sort_cards(cards), None, True)
+        out.append(Meld(tuple(groups)))
     return out
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.sequences import is_sequence_key
+
 from .state import HandState
 
 
@@ -38,41 +41,49 @@ def can_go_out(state: HandState) -> bool:
         kinds[card.rank] = kinds.get(card.rank, 0) + n
         card_value[card.rank] = rules.value(card)
     wilds = sum(wild_kinds.values())
-    if _canastas_within_reach(state, naturals, wilds) < rules.going_out_canastas_required:
+    canastas_needed = rules.going_out_canastas_required
+    melds = state.melds[state.side]
+    if rules.meld_sequences:
+        # meld.sequences: the side's sequence canastas count; the sequences take no other card here
+        # (a hand card that could only extend or start a sequence counts as stuck: the answer errs
+        # towards "cannot", so a "yes" binds only a player who can go out without new sequences)
+        sequences = {key: cards for key, cards in melds.items() if is_sequence_key(key)}
+        canastas_needed -= sum(1 for cards in sequences.values() if len(cards) >= rules.canasta_min_cards)
+        melds = {key: cards for key, cards in melds.items() if key not in sequences}
+    if _canastas_within_reach(state, naturals, wilds, melds) < canastas_needed:
         return False  # out.requires-canasta: decided before any way of melding the hand is tried
-    side = {rank: (len(cards), sum(1 for c in cards if c.rank in rules.cards_wild_ranks)) for rank, cards in state.melds[state.side].items()}
+    side = {rank: (len(cards), sum(1 for c in cards if c.rank in rules.cards_wild_ranks)) for rank, cards in melds.items()}
     if red_threes:  # a red three is never melded: it can only be the discard
-        return red_threes == 1 and _fully_meldable(state, naturals, wilds, value, side)
+        return red_threes == 1 and _fully_meldable(state, canastas_needed, naturals, wilds, value, side)
     # A rank that cannot start a meld (too few naturals and no meld of the side) stays in the hand:
     # only the discard can take it, so two such ranks (or one with two cards) mean no.
     stuck = [rank for rank, n in naturals.items() if rank not in side and (
         n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards))]
     if len(stuck) > 1:
         return False
-    if not stuck and not rules.going_out_final_discard == "required" and _fully_meldable(state, naturals, wilds, value, side):
+    if not stuck and not rules.going_out_final_discard == "required" and _fully_meldable(state, canastas_needed, naturals, wilds, value, side):
         return True
     for rank in stuck or naturals:
         n = naturals[rank]
         rest = {r: k for r, k in naturals.items() if r != rank}
         if n > 1:
             rest[rank] = n - 1
-        if _fully_meldable(state, rest, wilds, value - card_value[rank], side):
+        if _fully_meldable(state, canastas_needed, rest, wilds, value - card_value[rank], side):
             return True
-    return not stuck and any(_fully_meldable(state, naturals, wilds - 1, value - card_value[rank], side) for rank in wild_kinds)
+    return not stuck and any(_fully_meldable(state, canastas_needed, naturals, wilds - 1, value - card_value[rank], side) for rank in wild_kinds)
 
 
-def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: int) -> int:
+def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: int, melds: dict[str, list[Card]]) -> int:
     """At most how many canastas the side can hold after melding from the hand: each is the meld
     of one rank reaching the canasta size with the hand's naturals of that rank and at most all
-    its ``wilds`` wild cards (canasta.definition)."""
-    melds = state.melds[state.side]
+    its ``wilds`` wild cards (canasta.definition); ``melds`` are the side's melds of one rank."""
     size = state.rules.canasta_min_cards
     return sum(1 for rank in {*naturals, *melds} if len(melds.get(rank, ())) + naturals.get(rank, 0) + wilds >= size)
 
 
-def _fully_meldable(state: HandState, naturals: dict[str, int], wilds: int, value: int, side: dict[str, tuple[int, int]]) -> bool:
+def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, int], wilds: int, value: int, side: dict[str, tuple[int, int]]) -> bool:
     """Whether the naturals (by rank) and ``wilds`` wild cards, counting ``value``, can all be melded,
-    given the side's melds as (cards, wild cards) by rank."""
+    given the side's melds as (cards, wild cards) by rank, leaving the side ``canastas_needed`` canastas."""
     rules = state.rules
     if not side and state.took_pile and value < state.initial_minimum():
         return False
@@ -112,4 +123,4 @@ def _fully_meldable(state: HandState, naturals: dict[str, int], wilds: int, valu
             break
         spare -= cost
         canastas += 1
-    return canastas >= rules.going_out_canastas_required
+    return canastas >= canastas_needed

@@ -40,6 +40,9 @@ hand is live, lists no illegal action, and lists every legal action up to:
    * the wild-card meld of a side that has melded: every legal one (started or added to, any
      number of wild cards by kind).
 
+Sequences (``meld.sequences``) keep their suits; what is listed of them is documented in
+:mod:`canasta_reference.sequence_moves`.
+
 Everything else (draw, decline, ask, answer, discard, end of turn, special hands: one per kind
 and distinct discard) is listed exactly. Where the table's penalties are played
 (``penalty.table_penalties``), ``apply`` also accepts some illegal actions in order to penalise

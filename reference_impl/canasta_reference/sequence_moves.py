@@ -6,8 +6,8 @@ apply to them). What is listed (the documented equivalence of :mod:`canasta_refe
 * a meld of one sequence group: every legal one, a new sequence (three to seven cards of one suit
   in consecutive rank order from the hand) or an extension of one of the side's sequences at one
   end or both;
-* the initial meld of one sequence group and one meld of one rank (any of its legal forms), each
-  needed to reach the minimum, leaving the player two cards or more.
+* the initial meld of one sequence group and one new meld of one rank (any of its legal forms),
+  each needed to reach the minimum.
 
 Actions that combine sequence groups with other groups otherwise are steps of one turn: a listed
 meld followed by the rest. Not listed (and not reachable by steps): an initial meld that needs a
@@ -95,7 +95,7 @@ def sequence_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
         if engine.is_legal(alone):
             yield alone
             continue
-        if f.melded or f.hand_size - len(g.cards) < 3:
+        if f.melded:
             continue
         value = f.rules.count(g.cards)
         if value >= f.minimum:

@@ -262,7 +262,9 @@ class Table:
         out = []
         for group in groups:
             drawn = cards_html(group.cards, label="Meld group")
-            if group.rank == "wild" or (group.rank is None and all(c.rank in self.wild for c in group.cards)):
+            if group.sequence:  # meld.sequences
+                out.append(f"{drawn} <small>(a sequence)</small>")
+            elif group.rank == "wild" or (group.rank is None and all(c.rank in self.wild for c in group.cards)):
                 out.append(f"{drawn} <small>(the wild-card meld)</small>")
             else:
                 out.append(f"{drawn} <small>(on the {_rank_name(group.rank)})</small>" if group.rank else drawn)
@@ -296,7 +298,8 @@ def _rank_name(rank: str | None) -> str:
 
 
 def _ranks(ranks: Sequence[str]) -> str:
-    return _join([_RANK_NAMES.get(r, r) for r in ranks])
+    """Ranks by name; a sequence's key (``seq:4H``, meld.sequences) as the sequence from its card."""
+    return _join([f"the sequence from {r.partition(':')[2]}" if r.startswith("seq:") else _RANK_NAMES.get(r, r) for r in ranks])
 
 
 def _ordinal(n: int) -> str:

@@ -1,0 +1,164 @@
+"""Sequences (meld.sequences, the Canasta Palace custom option): the contract's sequence group and
+keys, the engine's play of them, exact legal-action lists and self-play with the option on."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from players import EngineMeldingPlayer
+from test_legal_actions import check_position, choose, walk
+
+from canasta_conformance.contract.cards import cards, full_deck
+from canasta_conformance.contract.engine_protocol import DealSetup
+from canasta_conformance.contract.equivalence import suit_class
+from canasta_conformance.contract.model import (
+    FormatError, Meld, MeldGroup, Position, TurnFacts, action_from_json, action_text, parse_action,
+)
+from canasta_conformance.contract.schemas import schema_errors
+from canasta_conformance.contract.spec import load_spec
+from canasta_reference.engine import ReferenceEngine
+from canasta_reference.selfplay import RandomPlayer
+
+SPEC = load_spec()
+PALACE = "canasta-palace"
+ON = {"meld.sequences": True}
+
+
+def run(text: str) -> MeldGroup:
+    return MeldGroup(tuple(cards(text)), None, True)
+
+
+# --- the contract ---------------------------------------------------------------------------------
+def test_a_sequence_group_reads_and_writes_in_json_and_text():
+    action = Meld((run("4H 5H 6H"), MeldGroup(tuple(cards("KC KD KS")))))
+    data = action.to_json()
+    assert data["melds"][0] == {"sequence": True, "cards": ["6H", "5H", "4H"]}
+    assert action_from_json(data) == action
+    assert action_text(action) == "meld [seq: 6H 5H 4H] [KC KD KS]"
+    assert parse_action("meld [seq: 4h 5H 6H] [KC KD KS]") == action
+    assert parse_action(action_text(action)) == action
+    assert list(schema_errors("action", data)) == []
+
+
+def test_a_sequence_group_names_no_rank():
+    with pytest.raises(FormatError, match="names no rank"):
+        action_from_json({"type": "meld", "melds": [{"sequence": True, "rank": "4", "cards": ["4H", "5H", "6H"]}]})
+    with pytest.raises(FormatError, match="true or false"):
+        action_from_json({"type": "meld", "melds": [{"sequence": "yes", "cards": ["4H"]}]})
+    assert list(schema_errors("action", {"type": "meld", "melds": [{"sequence": False, "cards": ["4H"]}]})) != []
+
+
+def test_turn_facts_name_a_sequence_by_its_lowest_card():
+    facts = TurnFacts.from_json({"melded_ranks": ["seq:4h", "K"], "new_ranks": ["seq:4H"]})
+    assert facts.melded_ranks == ("K", "seq:4H") and facts.new_ranks == ("seq:4H",)
+    assert facts.to_json()["melded_ranks"] == ["K", "seq:4H"]
+    with pytest.raises(FormatError, match="sequence's key"):
+        TurnFacts.from_json({"melded_ranks": ["seq:4X"]})
+
+
+def test_legal_action_lists_compare_sequences_with_their_suits():
+    hearts = Meld((run("4H 5H 6H"),))
+    assert suit_class(hearts) != suit_class(Meld((run("4S 5S 6S"),)))
+    assert suit_class(hearts) == suit_class(Meld((run("6H 4H 5H"),)))
+
+
+# --- the engine -----------------------------------------------------------------------------------
+def _engine(hand: str, melds: list[list[str]], options: dict[str, object] | None = None, **extra: object) -> ReferenceEngine:
+    engine = ReferenceEngine(SPEC)
+    engine.load(Position.from_json({
+        "variant": PALACE, "options": ON if options is None else options, "turn": 0, "phase": "play",
+        "hands": [hand.split(), ["QD", "QS", "7C"], ["TD", "TS", "4C"], ["JD", "JH", "4D"]],
+        "melds": [melds, []], "pile": ["6C"], "stock": ["AC", "AD", "AS"], **extra,
+    }))
+    return engine
+
+
+def test_a_side_holding_a_sequence_has_melded_and_its_melds_keep_the_run():
+    engine = _engine("7H 9C 9D", [["4H", "5H", "6H"]], facts={"melded_seats": [0]})
+    position = engine.observe()
+    assert position.melds[0] == (tuple(cards("6H 5H 4H")),)
+    assert engine.state is not None and engine.state.has_melded(0)
+    assert engine.apply(Meld((run("7H"),))).accepted
+    assert engine.observe().melds[0] == (tuple(cards("7H 6H 5H 4H")),)
+    assert engine.observe().facts.melded_ranks == ("seq:4H",) and engine.observe().facts.new_ranks == ()
+
+
+def test_a_downward_extension_renames_the_sequence_in_the_turn_facts():
+    engine = _engine("4H 5H 6H 7H 9C 9D", [["KC", "KD", "KS"]], facts={"melded_seats": [0]})
+    assert engine.apply(Meld((run("5H 6H 7H"),))).accepted
+    assert engine.observe().facts.new_ranks == ("seq:5H",)
+    assert engine.apply(Meld((run("4H"),))).accepted
+    assert engine.observe().facts.new_ranks == ("seq:4H",)  # still a meld started this turn
+
+
+def test_the_sequence_checks_name_their_rules():
+    engine = _engine("4H 5H 7H 8H 2H JK 3S 4S 5S 9C 9D", [["KC", "KD", "KS"]], facts={"melded_seats": [0]})
+    for text, rule in [
+        ("4H 5H", "meld.sequence.min-cards"), ("4H 5H 7H", "meld.sequence.consecutive"),
+        ("4H 5H JK", "meld.sequence.naturals-only"), ("2H 4H 5H", "meld.sequence.naturals-only"),
+        ("3S 4S 5S", "meld.sequence.naturals-only"), ("4H 5H 4S", "meld.sequence.one-suit"),
+    ]:
+        outcome = engine.check(Meld((run(text),)))
+        assert (outcome.status, outcome.rule) == ("rejected", rule), text
+    without = _engine("4H 5H 6H 9C", [["KC", "KD", "KS"]], options={}, facts={"melded_seats": [0]})
+    assert without.check(Meld((run("4H 5H 6H"),))).rule == "eq.no-sequences"
+
+
+def test_a_sequence_canasta_scores_the_sequence_bonus_from_the_spec():
+    bonus = SPEC.variant_rules(PALACE, ON).canasta_sequence_bonus
+    assert bonus == SPEC.parameters["canasta.sequence_bonus"].default
+    engine = _engine("JC", [["5C", "6C", "7C", "8C", "9C", "TC"]], facts={"melded_seats": [0, 1, 2]})
+    assert engine.apply(Meld((run("JC"),))).accepted
+    assert engine.observe().phase == "over"
+    assert engine.score().sides[0].canastas == bonus
+
+
+# --- exact lists and self-play with the option on ------------------------------------------------------
+@settings(max_examples=int(os.environ.get("CANASTA_SEQUENCE_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), steps=st.integers(0, 200))
+def test_the_list_is_exactly_the_legal_actions_with_sequences(seed, steps):
+    engine = walk(PALACE, seed, steps, ON)
+    check_position(engine, random.Random(seed))
+
+
+def test_a_hand_with_sequences_is_walked_to_its_end_with_exact_lists():
+    """Deterministic companion: whole hands with the option on, every position checked; sequences
+    are listed and laid on the way (so the check is not vacuous)."""
+    laid = accepted = 0
+    for seed in (3, 11):
+        engine = walk(PALACE, seed, 0, ON)
+        rng = random.Random(seed)
+        while engine.state is not None and engine.state.phase != "over":
+            accepted += check_position(engine, rng)
+            action = choose(engine, rng)
+            laid += isinstance(action, Meld) and any(g.sequence for g in action.melds)
+            assert engine.apply(action).accepted
+    assert laid > 0 and accepted > 20
+
+
+@pytest.mark.parametrize("melding", [False, True], ids=["random", "melding"])
+def test_self_play_with_sequences_conserves_cards(melding):
+    rules = SPEC.variant_rules(PALACE, ON)
+    engine = ReferenceEngine(SPEC)
+    rng = random.Random(f"sequences-{melding}")
+    player = EngineMeldingPlayer(rng) if melding else RandomPlayer(rng)
+    sequences = 0
+    for number in range(int(os.environ.get("CANASTA_SELFPLAY_HANDS", "10"))):
+        deck = full_deck(rules.deck_packs, rules.deck_jokers)
+        rng.shuffle(deck)
+        engine.deal(DealSetup(PALACE, ON, number % rules.players, tuple(deck), first_player=rng.randrange(rules.players)))
+        held = Counter(engine.observe().all_cards())
+        assert sum(held.values()) == len(deck)
+        while engine.observe().phase != "over":
+            action = player.choose(engine)
+            assert engine.apply(action).accepted, action
+            assert Counter(engine.observe().all_cards()) == held
+        sequences += sum(1 for side in engine.observe().melds for meld in side if len({c.rank for c in meld}) > 1)
+        sheet = engine.score()
+        assert all(s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand for s in sheet.sides)
+    assert sequences > 0
