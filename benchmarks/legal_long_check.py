@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    started = time.time()
+    started, cpu = time.time(), time.process_time()
     positions = accepted = hands = 0
     seed = args.seed
     while positions < args.positions:
@@ -46,7 +46,10 @@ def main() -> None:
         f"method: every position of random walks over {len(SUPPORTED)} variants checked (non-empty, listed => accepted, "
         f"accepted near misses => listed up to the equivalence)"
     )
-    print(f"{positions} positions in {hands} hands, {accepted} accepted candidates all listed; {time.time() - started:.0f} s")
+    print(
+        f"{positions} positions in {hands} hands (seeds {args.seed}-{seed - 1}), {accepted} accepted candidates all listed; "
+        f"{time.time() - started:.0f} s wall, {time.process_time() - cpu:.0f} s CPU"
+    )
 
 
 if __name__ == "__main__":

@@ -187,21 +187,24 @@ def check_position(engine: ReferenceEngine, rng: random.Random) -> int:
         return 0
     assert listed, f"no legal action in a live position: {position.to_json()}"
     assert len(set(listed)) == len(listed), "an action is listed twice"
+    # one load for every candidate: planning an action (what check() and apply() decide) changes
+    # nothing, which the last assertion verifies (loading validates the whole position: loading it
+    # again for each candidate was most of the time of this check)
     probe = ReferenceEngine(SPEC)
+    probe.load(position)
     for action in listed:
-        probe.load(position)
         outcome, commit = probe._plan(action)
         assert outcome.accepted and not isinstance(commit, PenaltyCommit), f"{action} listed but {outcome}"
     wild = engine.state.rules.cards_wild_ranks  # type: ignore[union-attr]
     accepted = 0
     for action in candidates(position, listed, rng, wild):
-        probe.load(position)
         outcome, commit = probe._plan(action)
         # under table penalties (penalty.table_penalties) apply also accepts some illegal actions,
         # to penalise them: those are irregularities, not legal actions, and are not listed
         if outcome.accepted and not isinstance(commit, PenaltyCommit):
             accepted += 1
-            assert covered(position, action, SPEC), f"{action} is accepted but not listed: {position.to_json()}"
+            assert covered(position, action, SPEC, listed=listed), f"{action} is accepted but not listed: {position.to_json()}"
+    assert probe.observe() == position, "planning the candidates changed the position"
     return accepted
 
 
