@@ -13,6 +13,7 @@ import jsonschema
 from .cards import TOKENS
 from .errors import CanastaError
 from .paths import schema_dir
+from .schema_check import Check, compile_check
 from .yamlio import EXCERPT_CHARS, PathPart, Problem, YamlError, decode_text, display_path, excerpt
 
 
@@ -62,6 +63,34 @@ def validator(name: str) -> jsonschema.Draft7Validator:
     return jsonschema.Draft7Validator(_inlined(schema(name), f"{name}.schema.json"), registry=_registry())
 
 
+#: the compiled check of each validator, keyed by the validator's identity (the validator is kept
+#: with it, so a validator built again after its cache is cleared gets its own check)
+_CHECKS: dict[int, tuple[jsonschema.Draft7Validator, Check | None]] = {}
+
+
+def _compiled(checker: jsonschema.Draft7Validator) -> Check | None:
+    """The compiled yes-or-no check of a validator's schema, None when it cannot be compiled
+    (then jsonschema alone decides)."""
+    found = _CHECKS.get(id(checker))
+    if found is None or found[0] is not checker:
+        try:
+            check: Check | None = compile_check(checker.schema)
+        except Exception:  # noqa: BLE001 - anything the compiler cannot take is left to jsonschema
+            check = None
+        found = _CHECKS[id(checker)] = (checker, check)
+    return found[1]
+
+
+def _valid(checker: jsonschema.Draft7Validator, data: Any) -> bool:
+    """True when the compiled check finds ``data`` valid (then jsonschema finds no error either);
+    False means: ask jsonschema, which explains every error."""
+    check = _compiled(checker)
+    try:
+        return check is not None and check(data)
+    except Exception:  # noqa: BLE001 - e.g. a document nested too deeply: jsonschema reports it
+        return False
+
+
 @cache
 def definition_validator(name: str, definition: str) -> jsonschema.Draft7Validator:
     """A validator for one definition of ``spec/schema/<name>.schema.json`` (e.g. one protocol message)."""
@@ -98,9 +127,12 @@ def _inlined(node: Any, base: str, depth: int = 0) -> Any:
 
 
 def schema_errors(name: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
-    """Every schema violation of ``data``: (path inside the document, message)."""
+    """Every schema violation of ``data``: (path inside the document, message). A document the
+    compiled check (:mod:`.schema_check`) finds valid has none; any other is walked by jsonschema."""
     try:
         checker = validator(name)
+        if _valid(checker, data):
+            return
         errors = sorted(checker.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     except SchemaFileError:
         raise
@@ -113,7 +145,10 @@ def schema_errors(name: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
 
 def definition_errors(name: str, definition: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
     """Like :func:`schema_errors`, against one definition of a schema file."""
-    errors = definition_validator(name, definition).iter_errors(data)
+    checker = definition_validator(name, definition)
+    if _valid(checker, data):
+        return
+    errors = checker.iter_errors(data)
     for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
         yield list(error.absolute_path), _message(error)
 
