@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_conformance.contract.paths import scenarios_dir
 from canasta_conformance.running.runner import run_scenario
-from canasta_conformance.contract.scenario import load_scenarios, scenario_files
-from canasta_conformance.contract.spec import load_spec
 from canasta_reference import create_engine
-
-SPEC = load_spec()
-FILES = scenario_files(scenarios_dir())
-SCENARIOS, PROBLEMS = load_scenarios(FILES, SPEC)
+from corpus_once import FILES, PROBLEMS, SCENARIOS
 
 
 def test_every_scenario_file_loads():

@@ -8,14 +8,14 @@ from pathlib import Path
 from canasta_conformance.tools.cli import main
 from canasta_conformance.tools.coverage import compute_coverage
 from canasta_conformance.contract.paths import scenarios_dir
-from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+from corpus_once import PROBLEMS, SCENARIOS
 from canasta_conformance.contract.spec import load_spec
 
 SPEC = load_spec()
 
 
 def test_every_testable_rule_has_a_scenario_and_every_prohibition_a_rejecting_one():
-    scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+    scenarios, problems = SCENARIOS, PROBLEMS
     assert problems == []
     coverage = compute_coverage(SPEC, scenarios)
     assert [c.rule for c in coverage.uncovered] == []
@@ -24,7 +24,7 @@ def test_every_testable_rule_has_a_scenario_and_every_prohibition_a_rejecting_on
 
 
 def test_the_corpus_has_the_families_the_suite_promises():
-    scenarios, _ = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+    scenarios = SCENARIOS
     assert len(scenarios) >= 300
     whole_hands = [s for s in scenarios if s.deal is not None and any(step.expect.score for step in s.steps)]
     assert len(whole_hands) >= 15

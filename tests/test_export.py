@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from canasta_conformance.contract.paths import scenarios_dir
-from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+from corpus_once import PROBLEMS, SCENARIOS
 from canasta_conformance.contract.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,7 +115,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ob
 
 def test_the_manifest_lists_every_scenario_and_every_variant_resolved(corpus):
     target, manifest = corpus
-    scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+    scenarios, problems = SCENARIOS, PROBLEMS
     assert problems == []
     entries = {e["id"]: e for e in manifest["scenarios"]}  # type: ignore[attr-defined]
     assert set(entries) == {s.id for s in scenarios}

@@ -7,17 +7,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import corpus_once
 import pytest
 
-from canasta_conformance.contract.paths import scenarios_dir
 from canasta_conformance.contract.engine_protocol import CITES_RULES
 from canasta_conformance.running.runner import Judging, run_scenario
-from canasta_conformance.contract.scenario import load_scenarios, scenario_files
 from canasta_conformance.contract.spec import load_spec
 from mutants import CITATION_ONLY, MUTANTS
 
 SPEC = load_spec()
-SCENARIOS, _ = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+SCENARIOS = corpus_once.SCENARIOS
 
 
 def test_there_are_at_least_20_mutants_and_each_breaks_known_rules():

@@ -21,6 +21,7 @@ from canasta_conformance.contract.paths import scenarios_dir, schema_dir
 from canasta_conformance.contract.model import Position
 from canasta_conformance.running.runner import run_scenario
 from canasta_conformance.contract.scenario import Scenario, load_scenarios, scenario_files
+from corpus_once import SCENARIOS
 from canasta_site.board import Table
 from canasta_site.cards import (
     ShortcodeError, card_html, cards_html, expand_shortcodes, pile_html,
@@ -357,7 +358,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Built:
     base = tmp_path_factory.getbasetemp()
     shared = (base.parent / f"canasta-site-{run_id}") if run_id and fcntl else (base / "canasta-site")
     shared.mkdir(parents=True, exist_ok=True)
-    scenarios, _problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)  # before the build
+    scenarios = SCENARIOS
     with open(shared / "lock", "w") as lock:
         if fcntl is not None:
             fcntl.flock(lock, fcntl.LOCK_EX)

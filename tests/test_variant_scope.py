@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from canasta_conformance.contract.paths import scenarios_dir, spec_dir
-from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+from corpus_once import PROBLEMS, SCENARIOS
 from canasta_conformance.contract.spec import load_spec, read_spec
 from canasta_conformance.tools.cli import main
 from canasta_conformance.tools.coverage import compute_variant_coverage
@@ -20,7 +20,7 @@ SPEC = load_spec()
 
 @pytest.fixture(scope="module")
 def by_variant():  # type: ignore[no-untyped-def]
-    scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+    scenarios, problems = SCENARIOS, PROBLEMS
     assert problems == []
     return {entry.variant: entry for entry in compute_variant_coverage(SPEC, scenarios)}
 

@@ -173,10 +173,9 @@ def test_self_play_with_variant_options_conserves_cards(variant, options):
 
 def test_coverage_per_variant_names_variant_specific_rules_without_a_scenario():
     from canasta_conformance.tools.coverage import compute_variant_coverage
-    from canasta_conformance.contract.paths import scenarios_dir
-    from canasta_conformance.contract.scenario import load_scenarios, scenario_files
+    from corpus_once import PROBLEMS, SCENARIOS
 
-    scenarios, problems = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+    scenarios, problems = SCENARIOS, PROBLEMS
     assert problems == []
     by_variant = {entry.variant: entry for entry in compute_variant_coverage(SPEC, scenarios)}
     five = by_variant["classic-5p"]

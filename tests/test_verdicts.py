@@ -16,23 +16,24 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import corpus_once
 import pytest
 import yaml
 from mutants import Mutant
 from verdict_engines import UNRELATED_RULE, BroadestCitations, NoCitations, UnrelatedCitations, broadest
 
-from canasta_conformance.contract.paths import scenarios_dir, spec_dir
+from canasta_conformance.contract.paths import spec_dir
 from canasta_conformance.running.messages import failure_lines
 from canasta_conformance.contract.model import Outcome
 from canasta_conformance.running.report import ReportEntry, build_report, render_matrix
 from canasta_conformance.running.runner import Judging, Result, run_scenario
-from canasta_conformance.contract.scenario import Scenario, load_scenario, load_scenarios, scenario_files
+from canasta_conformance.contract.scenario import Scenario, load_scenario
 from canasta_conformance.contract.schemas import schema_errors
 from canasta_conformance.contract.spec import load_spec, read_spec
 from canasta_conformance.contract.tiers import DESIGN_NOTE, scenario_tier
 
 SPEC = load_spec()
-SCENARIOS, _ = load_scenarios(scenario_files(scenarios_dir()), SPEC)
+SCENARIOS = corpus_once.SCENARIOS
 BY_ID = {s.id: s for s in SCENARIOS}
 
 
