@@ -48,9 +48,9 @@ def test_pile_and_stock_keep_their_order():
 
 
 def test_meld_ranks_written_as_numbers_are_accepted():
-    group = MeldGroup.from_json({"rank": 7, "cards": ["JK"]}, "melds[0]")
+    group = MeldGroup.from_json({"rank": 7, "cards": ["JK"]}, ("melds", 0))
     assert group.rank == "7"
-    assert MeldGroup.from_json({"rank": 10, "cards": ["JK"]}, "m").rank == "T"
+    assert MeldGroup.from_json({"rank": 10, "cards": ["JK"]}, ("m",)).rank == "T"
 
 
 @pytest.mark.parametrize(

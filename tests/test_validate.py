@@ -126,3 +126,25 @@ def test_an_unknown_source_is_reported_with_file_and_line(folder, capsys):
     code, lines = run(capsys, folder)
     assert code == 1
     assert any(f"{path}:{line}: source: unknown source 'seed-002'" in entry for entry in lines), lines
+
+
+NESTED_MELD = """\
+  - action:
+      type: meld
+      melds:
+        - {sequence: true, rank: '5', cards: [4H, 5H, 6H]}
+    expect: {legal: false, violates: pile.blocked.wild-top}
+"""
+
+
+def test_a_problem_deep_inside_an_action_names_its_own_line_and_path(folder, capsys):
+    """The error inside the action's meant branch is placed where it is (the meld group's line),
+    not at the action with its inner path written into the message."""
+    text = EXAMPLE.format(id="deep-action").replace(
+        "  - action: {type: take, cards: [9H, 9S]}\n    expect: {legal: false, violates: pile.blocked.wild-top}\n", NESTED_MELD,
+    )
+    path = write(folder, "deep-action", text)
+    group_line = text.splitlines().index("        - {sequence: true, rank: '5', cards: [4H, 5H, 6H]}") + 1
+    code, lines = run(capsys, folder)
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0].startswith(f"{path}:{group_line}: steps[0].action.melds[0]: "), lines[0]

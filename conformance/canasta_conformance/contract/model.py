@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
 from .cards import Card, card, sort_cards, sort_key
+from .docpath import DocPath, format_path
 from .errors import CanastaError
 from .sequences import SEQUENCE_PREFIX, is_sequence_key, rank_order
 
@@ -28,15 +29,17 @@ SPECIAL_HAND_KINDS: tuple[str, ...] = ("straight", "pairs", "pairs_with_wilds", 
 
 
 class FormatError(CanastaError, ValueError):
-    """Data that does not fit the exchange format (the ``path`` says where)."""
+    """Data that does not fit the exchange format: ``parts`` is where in the document (keys and
+    indexes, for finding its line), ``path`` the same written for people (``action.cards[1]``)."""
 
-    def __init__(self, message: str, path: str = "") -> None:
-        super().__init__(f"{path}: {message}" if path else message)
-        self.path = path
+    def __init__(self, message: str, parts: DocPath = ()) -> None:
+        self.parts = parts
+        self.path = format_path(parts)
         self.message = message
+        super().__init__(f"{self.path}: {message}" if self.path else message)
 
 
-def _cards(value: Any, path: str) -> tuple[Card, ...]:
+def _cards(value: Any, path: DocPath) -> tuple[Card, ...]:
     if isinstance(value, str):
         value = value.split()
     if not isinstance(value, Sequence):
@@ -46,16 +49,16 @@ def _cards(value: Any, path: str) -> tuple[Card, ...]:
         try:
             out.append(card(item))
         except ValueError as error:
-            raise FormatError(str(error), f"{path}[{index}]") from None
+            raise FormatError(str(error), (*path, index)) from None
     return tuple(out)
 
 
-def parse_cards(value: Any, path: str) -> tuple[Card, ...]:
+def parse_cards(value: Any, path: DocPath) -> tuple[Card, ...]:
     """Cards from a list of tokens (or one space-separated string), in the given order."""
     return _cards(value, path)
 
 
-def _sorted_cards(value: Any, path: str) -> tuple[Card, ...]:
+def _sorted_cards(value: Any, path: DocPath) -> tuple[Card, ...]:
     return sort_cards(_cards(value, path))
 
 
@@ -63,7 +66,7 @@ def _tokens(items: Sequence[Card]) -> list[str]:
     return [c.token for c in items]
 
 
-def _rank_text(value: Any, path: str) -> str:
+def _rank_text(value: Any, path: DocPath) -> str:
     text = str(value).upper() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
     if text == "10":
         text = "T"
@@ -74,7 +77,7 @@ def _rank_text(value: Any, path: str) -> str:
     return text
 
 
-def _fact_rank(value: Any, path: str) -> str:
+def _fact_rank(value: Any, path: DocPath) -> str:
     """A rank in the turn facts, or a sequence's key (``seq:4H``, meld.sequences)."""
     if isinstance(value, str) and value.lower().startswith(SEQUENCE_PREFIX):
         token = value[len(SEQUENCE_PREFIX):]
@@ -148,15 +151,15 @@ class TurnFacts:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None, path: str = "facts") -> TurnFacts:
+    def from_json(cls, data: Mapping[str, Any] | None, path: DocPath = ("facts",)) -> TurnFacts:
         data = data or {}
         question = data.get("question")
         if question not in (None, "pending", "yes", "no"):
-            raise FormatError(f"{question!r} is not one of null, pending, yes, no", f"{path}.question")
+            raise FormatError(f"{question!r} is not one of null, pending, yes, no", (*path, "question"))
         return cls(
             melded_seats=tuple(sorted(int(s) for s in data.get("melded_seats", ()))),
-            melded_ranks=tuple(sorted((_fact_rank(r, f"{path}.melded_ranks") for r in data.get("melded_ranks", ())), key=fact_order)),
-            new_ranks=tuple(sorted((_fact_rank(r, f"{path}.new_ranks") for r in data.get("new_ranks", ())), key=fact_order)),
+            melded_ranks=tuple(sorted((_fact_rank(r, (*path, "melded_ranks")) for r in data.get("melded_ranks", ())), key=fact_order)),
+            new_ranks=tuple(sorted((_fact_rank(r, (*path, "new_ranks")) for r in data.get("new_ranks", ())), key=fact_order)),
             took_pile=bool(data.get("took_pile", False)),
             question=question,
             covered_black_three=bool(data.get("covered_black_three", False)),
@@ -182,13 +185,13 @@ class HandEnd:
         return out
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], path: str = "ended") -> HandEnd:
+    def from_json(cls, data: Mapping[str, Any], path: DocPath = ("ended",)) -> HandEnd:
         reason = data.get("reason")
         if reason not in ("went_out", "stock_exhausted"):
-            raise FormatError(f"{reason!r} is not one of went_out, stock_exhausted", f"{path}.reason")
+            raise FormatError(f"{reason!r} is not one of went_out, stock_exhausted", (*path, "reason"))
         special = data.get("special_hand")
         if special is not None and special not in SPECIAL_HAND_KINDS:
-            raise FormatError(f"{special!r} is not a special hand ({', '.join(SPECIAL_HAND_KINDS)})", f"{path}.special_hand")
+            raise FormatError(f"{special!r} is not a special hand ({', '.join(SPECIAL_HAND_KINDS)})", (*path, "special_hand"))
         return cls(reason=reason, seat=data.get("seat"), concealed=bool(data.get("concealed", False)), special_hand=special)
 
 
@@ -210,7 +213,7 @@ class Penalty:
         return out
 
     @classmethod
-    def from_json(cls, data: Any, path: str = "penalty") -> Penalty:
+    def from_json(cls, data: Any, path: DocPath = ("penalty",)) -> Penalty:
         if not isinstance(data, Mapping) or "seat" not in data or "rule" not in data:
             raise FormatError("a penalty is a mapping with 'seat', 'rule' and 'points'", path)
         return cls(int(data["seat"]), str(data["rule"]), int(data.get("points", 0)), int(data.get("minimum_increase", 0)))
@@ -323,13 +326,13 @@ class Position:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], path: str = "position") -> Position:
+    def from_json(cls, data: Mapping[str, Any], path: DocPath = ("position",)) -> Position:
         if not isinstance(data, Mapping):
             raise FormatError("expected a mapping", path)
         try:
-            hands = tuple(_sorted_cards(h, f"{path}.hands[{i}]") for i, h in enumerate(data["hands"]))
+            hands = tuple(_sorted_cards(h, (*path, "hands", i)) for i, h in enumerate(data["hands"]))
             melds = tuple(
-                _sorted_melds([_cards(m, f"{path}.melds[{s}][{i}]") for i, m in enumerate(side)])
+                _sorted_melds([_cards(m, (*path, "melds", s, i)) for i, m in enumerate(side)])
                 for s, side in enumerate(data["melds"])
             )
         except KeyError as missing:
@@ -339,7 +342,7 @@ class Position:
         scores = data.get("scores") or [0] * sides
         phase = data.get("phase", "draw")
         if phase not in PHASES:
-            raise FormatError(f"{phase!r} is not one of {', '.join(PHASES)}", f"{path}.phase")
+            raise FormatError(f"{phase!r} is not one of {', '.join(PHASES)}", (*path, "phase"))
         ended = data.get("ended")
         return cls(
             variant=str(data.get("variant", "classic")),
@@ -349,17 +352,17 @@ class Position:
             phase=phase,
             hands=hands,
             melds=melds,
-            red_threes=tuple(_sorted_cards(r, f"{path}.red_threes[{i}]") for i, r in enumerate(red_threes)),
-            pile=_cards(data.get("pile", ()), f"{path}.pile"),
-            stock=_cards(data.get("stock", ()), f"{path}.stock"),
+            red_threes=tuple(_sorted_cards(r, (*path, "red_threes", i)) for i, r in enumerate(red_threes)),
+            pile=_cards(data.get("pile", ()), (*path, "pile")),
+            stock=_cards(data.get("stock", ()), (*path, "stock")),
             scores=tuple(int(s) for s in scores),
-            facts=TurnFacts.from_json(data.get("facts"), f"{path}.facts"),
-            ended=HandEnd.from_json(ended, f"{path}.ended") if ended else None,
+            facts=TurnFacts.from_json(data.get("facts"), (*path, "facts")),
+            ended=HandEnd.from_json(ended, (*path, "ended")) if ended else None,
             hand_number=int(data.get("hand_number", 1)),
-            talons=tuple(_sorted_cards(t, f"{path}.talons[{i}]") for i, t in enumerate(data.get("talons") or ())),
+            talons=tuple(_sorted_cards(t, (*path, "talons", i)) for i, t in enumerate(data.get("talons") or ())),
             sitting_out=tuple(sorted(int(s) for s in data.get("sitting_out") or ())),
             lone_hand=None if data.get("lone_hand") is None else int(data["lone_hand"]),
-            penalties=tuple(Penalty.from_json(p, f"{path}.penalties[{i}]") for i, p in enumerate(data.get("penalties") or ())),
+            penalties=tuple(Penalty.from_json(p, (*path, "penalties", i)) for i, p in enumerate(data.get("penalties") or ())),
         )
 
 
@@ -387,23 +390,23 @@ class MeldGroup:
         return {"rank": self.rank, "cards": _tokens(self.cards)}
 
     @classmethod
-    def from_json(cls, data: Any, path: str) -> MeldGroup:
+    def from_json(cls, data: Any, path: DocPath) -> MeldGroup:
         if isinstance(data, Mapping):
             rank = data.get("rank")
             sequence = data.get("sequence", False)
             if not isinstance(sequence, bool):
-                raise FormatError("'sequence' is true or false", f"{path}.sequence")
+                raise FormatError("'sequence' is true or false", (*path, "sequence"))
             if sequence and rank is not None:
-                raise FormatError("a sequence group names no rank", f"{path}.rank")
-            cards = _sorted_cards(data.get("cards", ()), f"{path}.cards")
-            return cls(cards, _rank_text(rank, f"{path}.rank") if rank is not None else None, sequence)
+                raise FormatError("a sequence group names no rank", (*path, "rank"))
+            cards = _sorted_cards(data.get("cards", ()), (*path, "cards"))
+            return cls(cards, _rank_text(rank, (*path, "rank")) if rank is not None else None, sequence)
         return cls(_sorted_cards(data, path))
 
 
-def _groups(data: Any, path: str) -> tuple[MeldGroup, ...]:
+def _groups(data: Any, path: DocPath) -> tuple[MeldGroup, ...]:
     if not isinstance(data, Sequence) or isinstance(data, str):
         raise FormatError("expected a list of meld groups", path)
-    return tuple(MeldGroup.from_json(g, f"{path}[{i}]") for i, g in enumerate(data))
+    return tuple(MeldGroup.from_json(g, (*path, i)) for i, g in enumerate(data))
 
 
 @dataclass(frozen=True)
@@ -530,26 +533,26 @@ ACTION_TYPES: tuple[str, ...] = (
 )
 
 
-def action_from_json(data: Any, path: str = "action") -> Action:
+def action_from_json(data: Any, path: DocPath = ("action",)) -> Action:
     if not isinstance(data, Mapping):
         raise FormatError("an action is a mapping with a 'type'", path)
     kind = data.get("type")
     if kind == "draw":
         return Draw()
     if kind == "take":
-        return TakePile(_sorted_cards(data.get("cards", ()), f"{path}.cards"), _groups(data.get("melds", ()), f"{path}.melds"))
+        return TakePile(_sorted_cards(data.get("cards", ()), (*path, "cards")), _groups(data.get("melds", ()), (*path, "melds")))
     if kind == "meld":
-        return Meld(_groups(data.get("melds", ()), f"{path}.melds"))
+        return Meld(_groups(data.get("melds", ()), (*path, "melds")))
     if kind == "discard":
         if "card" not in data:
             raise FormatError("a discard names its 'card'", path)
-        return Discard(_cards([data["card"]], f"{path}.card")[0])
+        return Discard(_cards([data["card"]], (*path, "card"))[0])
     if kind == "ask":
         return Ask()
     if kind == "answer":
         permit = data.get("permit")
         if not isinstance(permit, bool):
-            raise FormatError("an answer has 'permit': true or false", f"{path}.permit")
+            raise FormatError("an answer has 'permit': true or false", (*path, "permit"))
         return Answer(permit)
     if kind == "decline":
         return Decline()
@@ -557,15 +560,15 @@ def action_from_json(data: Any, path: str = "action") -> Action:
         return EndTurn()
     if kind == "next_hand":
         first = data.get("first_player")
-        return NextHand(_cards(data.get("deck", ()), f"{path}.deck"), None if first is None else int(first))
+        return NextHand(_cards(data.get("deck", ()), (*path, "deck")), None if first is None else int(first))
     if kind == "special_hand":
         special = data.get("kind")
         if special not in SPECIAL_HAND_KINDS:
-            raise FormatError(f"{special!r} is not a special hand ({', '.join(SPECIAL_HAND_KINDS)})", f"{path}.kind")
+            raise FormatError(f"{special!r} is not a special hand ({', '.join(SPECIAL_HAND_KINDS)})", (*path, "kind"))
         if "discard" not in data:
             raise FormatError("a special hand names its 'discard'", path)
-        return SpecialHand(special, _cards([data["discard"]], f"{path}.discard")[0])
-    raise FormatError(f"{kind!r} is not an action type ({', '.join(ACTION_TYPES)})", f"{path}.type")
+        return SpecialHand(special, _cards([data["discard"]], (*path, "discard"))[0])
+    raise FormatError(f"{kind!r} is not an action type ({', '.join(ACTION_TYPES)})", (*path, "type"))
 
 
 def format_action(action: Action) -> str:
@@ -625,13 +628,13 @@ def _text_to_json(text: str) -> dict[str, Any]:
     rest = rest.strip()
     if kind in ("draw", "ask", "decline"):
         if rest:
-            raise FormatError(f"{kind!r} takes nothing after it: {text!r}", "action")
+            raise FormatError(f"{kind!r} takes nothing after it: {text!r}", ("action",))
         return {"type": kind}
     if kind == "discard":
         return {"type": "discard", "card": rest}
     if kind == "answer":
         if rest not in ("yes", "no"):
-            raise FormatError(f"an answer is 'answer yes' or 'answer no', not {text!r}", "action.permit")
+            raise FormatError(f"an answer is 'answer yes' or 'answer no', not {text!r}", ("action", "permit"))
         return {"type": "answer", "permit": rest == "yes"}
     if kind == "meld":
         return {"type": "meld", "melds": _bracketed(rest, text)}
@@ -639,33 +642,33 @@ def _text_to_json(text: str) -> dict[str, Any]:
         first, *others = rest.split("+")
         cards = _bracketed(first, text)
         if len(cards) != 1 or not isinstance(cards[0], list):
-            raise FormatError(f"a take names the hand cards in one bracket, e.g. 'take [9H 9S]': {text!r}", "action.cards")
+            raise FormatError(f"a take names the hand cards in one bracket, e.g. 'take [9H 9S]': {text!r}", ("action", "cards"))
         return {"type": "take", "cards": cards[0], "melds": [g for part in others for g in _bracketed(part, text)]}
     if kind == "special_hand":
         name, _, discard = rest.partition(",")
         if not name.strip() or not discard.strip().startswith("discard "):
-            raise FormatError(f"a special hand is 'special_hand KIND, discard CARD': {text!r}", "action")
+            raise FormatError(f"a special hand is 'special_hand KIND, discard CARD': {text!r}", ("action",))
         return {"type": "special_hand", "kind": name.strip(), "discard": discard.strip().removeprefix("discard ").strip()}
     if kind == "next_hand":
         out: dict[str, Any] = {"type": "next_hand"}
         if rest.startswith("first_player="):
             value, _, rest = rest.removeprefix("first_player=").partition(" ")
             if not value.isdigit():
-                raise FormatError(f"first_player is a seat number: {text!r}", "action.first_player")
+                raise FormatError(f"first_player is a seat number: {text!r}", ("action", "first_player"))
             out["first_player"] = int(value)
         deck = _bracketed(rest, text)
         if len(deck) != 1 or not isinstance(deck[0], list):
-            raise FormatError(f"a next_hand lists its whole deck in one bracket: {text!r}", "action.deck")
+            raise FormatError(f"a next_hand lists its whole deck in one bracket: {text!r}", ("action", "deck"))
         out["deck"] = deck[0]
         return out
-    raise FormatError(f"unknown action {kind!r} (one of: {', '.join(ACTION_TYPES)})", "action.type")
+    raise FormatError(f"unknown action {kind!r} (one of: {', '.join(ACTION_TYPES)})", ("action", "type"))
 
 
 def _bracketed(text: str, whole: str) -> list[Any]:
     """Groups in brackets, ``[KH KD KS] [2C: 2C]``, as JSON meld groups; nothing else may stand
     between them."""
     if _BRACKETED.sub("", text).strip():
-        raise FormatError(f"cards are written in brackets, e.g. [KH KD KS]: {whole!r}", "action")
+        raise FormatError(f"cards are written in brackets, e.g. [KH KD KS]: {whole!r}", ("action",))
     groups: list[Any] = []
     for body in _BRACKETED.findall(text):
         rank, colon, tokens = body.rpartition(":")
@@ -717,10 +720,10 @@ class Outcome:
         return out
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], path: str = "outcome") -> Outcome:
+    def from_json(cls, data: Mapping[str, Any], path: DocPath = ("outcome",)) -> Outcome:
         status = data.get("status") if isinstance(data, Mapping) else None
         if status not in ("accepted", "rejected", "malformed"):
-            raise FormatError(f"{status!r} is not one of accepted, rejected, malformed", f"{path}.status")
+            raise FormatError(f"{status!r} is not one of accepted, rejected, malformed", (*path, "status"))
         rule = data.get("rule")
         return cls(status, None if rule is None else str(rule), str(data.get("message", "")))
 
@@ -772,6 +775,6 @@ class ScoreSheet:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ScoreSheet:
         if not isinstance(data, Mapping) or not isinstance(data.get("sides"), list):
-            raise FormatError("a score sheet is a mapping with 'sides'", "score")
+            raise FormatError("a score sheet is a mapping with 'sides'", ("score",))
         winner = data.get("winner")
         return cls(tuple(SideScore.from_json(s) for s in data["sides"]), bool(data.get("game_over", False)), None if winner is None else int(winner))

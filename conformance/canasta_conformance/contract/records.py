@@ -59,7 +59,7 @@ class GameRecord:
         record = cls(data["variant"], dict(data.get("options") or {}), int(data.get("seed", 0)))
         for index, hand in enumerate(data["hands"]):
             deck = tuple(action_from_json({"type": "next_hand", "deck": hand["deck"]}).deck)  # type: ignore[union-attr]
-            actions = [action_from_json(a, f"hands[{index}].actions[{i}]") for i, a in enumerate(hand["actions"])]
+            actions = [action_from_json(a, ("hands", index, "actions", i)) for i, a in enumerate(hand["actions"])]
             final = Position.from_json(hand["final"]) if hand.get("final") else None
             score = ScoreSheet.from_json(hand["score"]) if hand.get("score") else None
             record.hands.append(HandRecord(int(hand["dealer"]), deck, hand.get("first_player"), actions, final, score))

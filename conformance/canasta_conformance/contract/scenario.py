@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import Card, excess_cards
+from .docpath import format_path
 from .engine_protocol import DealSetup
 from .errors import CanastaError
 from .locations import SCENARIO_SUFFIXES
@@ -24,7 +25,7 @@ from .sequences import is_sequence_key, sequence_key
 from .spec import Spec, VariantError
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
-from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, format_path, parse_path, read_yaml
+from .yamlio import Problem, YamlDocument, YamlError, display_path, excerpt, read_yaml
 
 
 class ScenarioError(CanastaError, ValueError):
@@ -196,11 +197,11 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
         else:
             raw_deal = data["deal"]
             deal = Deal(
-                int(raw_deal["dealer"]), parse_cards(raw_deal["deck"], "deal.deck"), tuple(raw_deal.get("scores", ())),
+                int(raw_deal["dealer"]), parse_cards(raw_deal["deck"], ("deal", "deck")), tuple(raw_deal.get("scores", ())),
                 raw_deal.get("first_player"),
             )
     except FormatError as error:
-        problem(parse_path(error.path), error.message)
+        problem(list(error.parts), error.message)
 
     if rules is not None and position is not None:
         for path, message in position_problems(position, rules):
@@ -214,9 +215,9 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
         action = None
         if "action" in raw_step:
             try:
-                action = action_from_json(raw_step["action"])
+                action = action_from_json(raw_step["action"], (*where, "action"))
             except FormatError as error:
-                problem([*where, "action"], error.message)
+                problem(list(error.parts), error.message)
         expect_raw = raw_step["expect"]
         violates = expect_raw.get("violates", ())
         violates = (violates,) if isinstance(violates, str) else tuple(violates)
@@ -238,10 +239,11 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
             if "legal_actions" not in data.get("requires", ()):
                 problem([*where, "expect", "legal_actions"], "a legal_actions expectation needs 'requires: [legal_actions]'")
             try:
-                includes = tuple(action_from_json(a) for a in legal_actions.get("includes", ()))
-                excludes = tuple(action_from_json(a) for a in legal_actions.get("excludes", ()))
+                listed = (*where, "expect", "legal_actions")
+                includes = tuple(action_from_json(a, (*listed, "includes", i)) for i, a in enumerate(legal_actions.get("includes", ())))
+                excludes = tuple(action_from_json(a, (*listed, "excludes", i)) for i, a in enumerate(legal_actions.get("excludes", ())))
             except FormatError as error:
-                problem([*where, "expect", "legal_actions"], error.message)
+                problem(list(error.parts), error.message)
         steps.append(Step(index, action, Expect(
             legal=expect_raw.get("legal"), violates=violates, malformed=bool(expect_raw.get("malformed", False)),
             position=expect_raw.get("position"), hand_over=expect_raw.get("hand_over"),

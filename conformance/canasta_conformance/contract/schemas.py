@@ -11,10 +11,11 @@ from typing import Any
 import jsonschema
 
 from .cards import TOKENS
+from .docpath import PathPart
 from .errors import CanastaError
 from .paths import schema_dir
 from .schema_check import Check, compile_check
-from .yamlio import EXCERPT_CHARS, PathPart, Problem, YamlError, decode_text, display_path, excerpt
+from .yamlio import EXCERPT_CHARS, Problem, YamlError, decode_text, display_path, excerpt
 
 
 class SchemaFileError(CanastaError, ValueError):
@@ -140,7 +141,7 @@ def schema_errors(name: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
         shown = display_path(schema_dir() / f"{name}.schema.json")
         raise SchemaFileError(Problem(shown, 0, None, f"the schema does not work: {type(error).__name__}: {error}")) from None
     for found in errors:
-        yield list(found.absolute_path), _message(found)
+        yield _located(found)
 
 
 def definition_errors(name: str, definition: str, data: Any) -> Iterator[tuple[list[PathPart], str]]:
@@ -150,7 +151,17 @@ def definition_errors(name: str, definition: str, data: Any) -> Iterator[tuple[l
         return
     errors = checker.iter_errors(data)
     for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
-        yield list(error.absolute_path), _message(error)
+        yield _located(error)
+
+
+def _located(error: jsonschema.ValidationError) -> tuple[list[PathPart], str]:
+    """Where the error is and what it says. For a oneOf whose meant branch is clear (the one whose
+    ``type`` matched), the error inside that branch, at its own place in the document."""
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        meant = _meant_branch(error)
+        if meant is not None:
+            return _located(meant)
+    return list(error.absolute_path), _message(error)
 
 
 def _message(error: jsonschema.ValidationError) -> str:
@@ -177,16 +188,24 @@ def _full_message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
-def _branch_message(error: jsonschema.ValidationError) -> str:
-    """For a oneOf, explain the branch the document meant: the one whose ``type`` matched."""
+def _meant_branch(error: jsonschema.ValidationError) -> jsonschema.ValidationError | None:
+    """The first error of the oneOf branch the document meant (the one branch whose ``type``
+    matched), or None when that is not clear."""
     branches: dict[str | int, list[jsonschema.ValidationError]] = {}
     for sub in error.context or ():
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)
     meant = [errs for errs in branches.values() if not any(list(e.relative_path)[:1] == ["type"] for e in errs)]
     if len(meant) == 1 and len(meant[0]) < len(error.context or ()):
-        sub = meant[0][0]
-        where = ".".join(str(p) for p in sub.relative_path)
-        return (f"{where}: " if where else "") + _message(sub)
+        return meant[0][0]
+    return None
+
+
+def _branch_message(error: jsonschema.ValidationError) -> str:
+    """For a oneOf, explain the branch the document meant (its error's place is found by
+    :func:`_located`)."""
+    meant = _meant_branch(error)
+    if meant is not None:
+        return _message(meant)
     if isinstance(error.instance, dict) and "type" in error.instance:
         return f"{error.instance['type']!r} is not a known type, or the keys do not fit it"
     best = jsonschema.exceptions.best_match(error.context)

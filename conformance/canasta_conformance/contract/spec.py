@@ -20,12 +20,13 @@ from typing import Any
 
 import jsonschema
 
+from .docpath import PathPart
 from .errors import CanastaError
 from .paths import spec_dir
 from .schemas import SchemaFileError, schema_errors
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
-from .yamlio import PathPart, Problem, YamlDocument, YamlError, read_yaml
+from .yamlio import Problem, YamlDocument, YamlError, read_yaml
 
 RULE_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$")
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from .docpath import PathPart, format_path
 from .errors import CanastaError
 
 try:
@@ -26,7 +27,6 @@ try:
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
-PathPart = str | int
 
 #: a data file larger than this is refused unread (the largest spec file is a few tens of KB)
 MAX_FILE_BYTES = 4_000_000
@@ -72,24 +72,6 @@ class Problem:
         if self.path is None:
             return f"{where}: {self.message}"
         return f"{where}: {self.path or '(top)'}: {self.message}"
-
-
-def format_path(parts: Sequence[PathPart]) -> str:
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def parse_path(text: str) -> list[PathPart]:
-    """The inverse of :func:`format_path`: ``position.hands[0][1]`` -> [position, hands, 0, 1]."""
-    parts: list[PathPart] = []
-    for piece in text.split("."):
-        name, *indices = piece.split("[")
-        if name:
-            parts.append(name)
-        parts.extend(int(i.rstrip("]")) for i in indices if i.rstrip("]").isdigit())
-    return parts
 
 
 class YamlError(CanastaError, ValueError):

@@ -85,7 +85,7 @@ def record_from_text(text: str) -> GameRecord:
             if tag:
                 name, value = tag.group(1), _unescape(tag.group(2))
                 if name == "Format" and value != TEXT_FORMAT:
-                    raise FormatError(f"not a {TEXT_FORMAT} (format {value!r})", "Format")
+                    raise FormatError(f"not a {TEXT_FORMAT} (format {value!r})", ("Format",))
                 if name == "Hand":
                     record = record or GameRecord("classic", {}, 0)
                     hand = {}
@@ -99,12 +99,12 @@ def record_from_text(text: str) -> GameRecord:
                     record = _header(record, name, value)
                 continue
             if record is None or not record.hands:
-                raise FormatError("an action comes after a hand's [Deck ...] tag", "action")
+                raise FormatError("an action comes after a hand's [Deck ...] tag", ("action",))
             record.hands[-1].actions.append(parse_action(line))
         except (FormatError, ValueError) as error:
-            raise FormatError(f"line {number}: {error}", f"line {number}") from None
+            raise FormatError(f"line {number}: {error}") from None
     if record is None:
-        raise FormatError("no game record here (no tags)", "")
+        raise FormatError("no game record here (no tags)")
     return record
 
 

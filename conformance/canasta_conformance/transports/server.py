@@ -12,6 +12,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
+from ..contract.docpath import DocPath
 from ..contract.engine_protocol import Engine, OperationUnsupported
 from ..contract.model import FormatError, Position, action_from_json
 from ..contract.scenario import impossible, setup_problems
@@ -102,12 +103,12 @@ class Server:
         return {"actions": [action.to_json() for action in legal_actions()]}
 
 
-def _parse(parser: Callable[[Any, str], Any], request: Mapping[str, Any], key: str) -> Any:
+def _parse(parser: Callable[[Any, DocPath], Any], request: Mapping[str, Any], key: str) -> Any:
     """A field of the request in its model type; a missing or malformed field is a ProtocolError."""
     if key not in request:
         raise ProtocolError(f"missing {key!r}")
     try:
-        return parser(request[key], key)
+        return parser(request[key], (key,))
     except FormatError as error:
         raise ProtocolError(str(error)) from None
 

@@ -157,8 +157,8 @@ class SubprocessEngine:
         def actions() -> list[Action]:
             listed = reply["actions"]
             if not isinstance(listed, list):
-                raise FormatError("expected a list of actions", "actions")
-            return [action_from_json(a, f"actions[{i}]") for i, a in enumerate(listed)]
+                raise FormatError("expected a list of actions", ("actions",))
+            return [action_from_json(a, ("actions", i)) for i, a in enumerate(listed)]
 
         return self._parse(actions)
 
