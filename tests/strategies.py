@@ -16,7 +16,9 @@ ranks = st.sampled_from((*MELD_RANKS, WILD_MELD))
 
 
 def groups() -> st.SearchStrategy[MeldGroup]:
-    return st.builds(MeldGroup, st.lists(cards, min_size=1, max_size=5).map(tuple), st.none() | ranks)
+    plain = st.builds(MeldGroup, st.lists(cards, min_size=1, max_size=5).map(tuple), st.none() | ranks)
+    runs = st.builds(MeldGroup, st.lists(cards, min_size=1, max_size=7).map(tuple), st.none(), st.just(True))  # meld.sequences
+    return plain | runs
 
 
 actions = st.one_of(

@@ -24,6 +24,7 @@ from ..contract.engine_protocol import DealSetup, Engine, OperationUnsupported
 from ..contract.equivalence import suit_class
 from ..contract.model import WILD_MELD, Action, Meld, Outcome, Position, TakePile, TurnFacts, format_action, meld_rank
 from ..contract.scenario import Scenario, ScenarioError, load_scenario, position_problems
+from ..contract.sequences import looks_like_sequence, sequence_key
 from ..contract.spec import Spec
 from .fuzz import Difference, EngineRaised, Finding, Fuzzer, Mirror, Probe, Start, check, oracle_factory
 from .runner import Result, run_scenario
@@ -138,6 +139,8 @@ class Shrinker:
         player cannot have laid cards this turn on a meld that is not on the table)."""
         rules = self.spec.variant_rules(position.variant, dict(position.options))
         ranks = {meld_rank(meld, rules.cards_wild_ranks) or WILD_MELD for side in position.melds for meld in side}
+        if rules.meld_sequences:  # a sequence is named by its key (meld.sequences)
+            ranks |= {sequence_key(meld) for side in position.melds for meld in side if looks_like_sequence(meld, rules.is_natural)}
         facts = position.facts
         kept = replace(
             facts, melded_ranks=tuple(r for r in facts.melded_ranks if r in ranks),
