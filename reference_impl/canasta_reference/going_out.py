@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import NamedTuple
 
 from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.sequences import is_sequence_key
 
 from .state import HandState
+
+_RANK_OF = attrgetter("rank")
 
 
 class _Target(NamedTuple):
@@ -25,21 +28,26 @@ def can_go_out(state: HandState) -> bool:
     side with enough canastas (wild cards placed as well as the limits allow). The hand is read
     as counts by rank: which card of a rank is kept for the discard does not matter."""
     rules = state.rules
+    wild = rules.cards_wild_ranks
     naturals: dict[str, int] = {}
     wild_kinds: dict[str, int] = {}
     card_value: dict[str, int] = {}
     red_threes = 0
     value = 0
+    counted = state.took_pile  # the count matters only for a side that took the pile (_fully_meldable)
     for card, n in state.hand.items():
         if not n:
             continue
-        value += rules.value(card) * n
-        if card.is_red_three:
+        if counted:
+            value += rules.value(card) * n
+        rank = card.rank
+        if rank == "3" and card.is_red_three:
             red_threes += n
             continue
-        kinds = wild_kinds if card.rank in rules.cards_wild_ranks else naturals
-        kinds[card.rank] = kinds.get(card.rank, 0) + n
-        card_value[card.rank] = rules.value(card)
+        kinds = wild_kinds if rank in wild else naturals
+        kinds[rank] = kinds.get(rank, 0) + n
+        if counted:
+            card_value[rank] = rules.value(card)
     wilds = sum(wild_kinds.values())
     canastas_needed = rules.going_out_canastas_required
     melds = state.melds[state.side]
@@ -52,7 +60,7 @@ def can_go_out(state: HandState) -> bool:
         melds = {key: cards for key, cards in melds.items() if key not in sequences}
     if _canastas_within_reach(state, naturals, wilds, melds) < canastas_needed:
         return False  # out.requires-canasta: decided before any way of melding the hand is tried
-    side = {rank: (len(cards), sum(1 for c in cards if c.rank in rules.cards_wild_ranks)) for rank, cards in melds.items()}
+    side = {rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards)))) for rank, cards in melds.items()}
     if red_threes:  # a red three is never melded: it can only be the discard
         return red_threes == 1 and _fully_meldable(state, canastas_needed, naturals, wilds, value, side)
     # A rank that cannot start a meld (too few naturals and no meld of the side) stays in the hand:
@@ -68,9 +76,9 @@ def can_go_out(state: HandState) -> bool:
         rest = {r: k for r, k in naturals.items() if r != rank}
         if n > 1:
             rest[rank] = n - 1
-        if _fully_meldable(state, canastas_needed, rest, wilds, value - card_value[rank], side):
+        if _fully_meldable(state, canastas_needed, rest, wilds, value - card_value.get(rank, 0), side):
             return True
-    return not stuck and any(_fully_meldable(state, canastas_needed, naturals, wilds - 1, value - card_value[rank], side) for rank in wild_kinds)
+    return not stuck and any(_fully_meldable(state, canastas_needed, naturals, wilds - 1, value - card_value.get(rank, 0), side) for rank in wild_kinds)
 
 
 def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: int, melds: dict[str, list[Card]]) -> int:

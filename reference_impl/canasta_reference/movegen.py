@@ -473,9 +473,13 @@ def hand_may_take(state: HandState) -> bool:
     at all, read without building the position's facts (most hands cannot take the pile)."""
     rules = state.rules
     rank = state.pile[-1].rank
-    hand = state.hand
-    naturals = sum(hand.get(c, 0) for c in _OF_RANK[rank])
-    wilds = sum(hand.get(c, 0) for r in rules.cards_wild_ranks for c in _OF_RANK[r])
+    get = state.hand.get
+    naturals = wilds = 0
+    for c in _OF_RANK[rank]:
+        naturals += get(c, 0)
+    for wild in rules.cards_wild_ranks:
+        for c in _OF_RANK[wild]:
+            wilds += get(c, 0)
     frozen = is_frozen_for(state, state.side)
     side_melds = state.melds[state.side]
     one_wild = min(wilds, rules.meld_max_wilds, 1)
@@ -720,9 +724,9 @@ def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterator[tuple[Par
         return  # out.ask.binding: no going out, so no action may leave one card or none
     threes_wait = rules.black_three_meld_only_going_out
     if f.melded and top is None and f.hand_size - 1 > 2 and (
-        not threes_wait or sum(1 for rank in f.naturals if rank != "3") > 2
+        not threes_wait or len(f.naturals.get("3", ())) != 1 or sum(1 for rank in f.naturals if rank != "3") > 1
     ):
-        return  # more than two cards laid over two ranks or more: some group can go first (below)
+        return  # more than two cards laid: some group can go first (the "splittable" test below)
     stuck = _stuck_cards(f, top.rank if top else None)
     if len(stuck) + rest > 1 or -1 in stuck:
         return

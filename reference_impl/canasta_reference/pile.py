@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from .errors import Illegal
 from .state import HandState
+
+_RANK_OF = attrgetter("rank")
 
 
 def frozen_by_contents(state: HandState) -> bool:
@@ -19,7 +22,7 @@ def frozen_by_contents(state: HandState) -> bool:
         return True
     if rules.pile_always_frozen:
         return True
-    ranks = {c.rank for c in state.pile}  # (only wild cards and threes can freeze it)
+    ranks = set(map(_RANK_OF, state.pile))  # (only wild cards and threes can freeze it)
     if rules.pile_frozen_by_wild and not ranks.isdisjoint(rules.cards_wild_ranks):
         return True
     return "3" in ranks and rules.pile_frozen_by(c for c in state.pile if c.rank == "3")
