@@ -130,12 +130,22 @@ def _by_rank(groups: tuple[MeldGroup, ...], wild: frozenset[str]) -> dict[str, M
     return {"seq " + " ".join(c.token for c in g.cards) if g.sequence else meld_rank(g.cards, wild) or g.rank or WILD_MELD: g for g in groups}
 
 
+_PROBES: dict[int, ReferenceEngine] = {}
+
+
+def _probe(spec) -> ReferenceEngine:  # type: ignore[no-untyped-def]
+    """One engine per spec to load positions into (building one declares its capabilities again)."""
+    if id(spec) not in _PROBES:
+        _PROBES[id(spec)] = ReferenceEngine(spec)
+    return _PROBES[id(spec)]
+
+
 def covered(position: Position, action: Action, spec, depth: int = 0, listed: list[Action] | None = None) -> bool:  # type: ignore[no-untyped-def]
     """``action`` (accepted in ``position``) is listed up to the equivalence: its canonical form is
     listed, or a listed action lays some of its ranks (the same cards by class) first and the rest,
     laid next in the same turn, is accepted and covered in turn. ``listed``: the engine's list in
     ``position`` when the caller has it already (else it is asked for)."""
-    probe = ReferenceEngine(spec)
+    probe = _probe(spec)
     rules = spec.variant_rules(position.variant, dict(position.options))
     wild, wild_meld = rules.cards_wild_ranks, rules.meld_wild_only_melds
     if listed is None:

@@ -24,6 +24,8 @@ from players import EngineMeldingPlayer
 
 SPEC = load_spec()
 SUPPORTED = ReferenceEngine(SPEC).capabilities().variants  # every variant the engine plays, Modern American included
+#: the engine each checked position is loaded into (covered() loads positions into its own)
+PROBE = ReferenceEngine(SPEC)
 
 
 def walk(variant: str, seed: int, steps: int, options: dict[str, object] | None = None) -> ReferenceEngine:
@@ -190,7 +192,7 @@ def check_position(engine: ReferenceEngine, rng: random.Random) -> int:
     # one load for every candidate: planning an action (what check() and apply() decide) changes
     # nothing, which the last assertion verifies (loading validates the whole position: loading it
     # again for each candidate was most of the time of this check)
-    probe = ReferenceEngine(SPEC)
+    probe = PROBE
     probe.load(position)
     for action in listed:
         outcome, commit = probe._plan(action)
