@@ -27,3 +27,26 @@ if SITE not in sys.path:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+#: module-scoped fixtures too costly to build twice: under ``pytest -n 2 --dist loadgroup`` (the
+#: default addopts) every test that uses one runs on the same worker, so the fixture is built
+#: once and the other worker goes on with other tests instead of building it too (or waiting on
+#: the site's build lock). (test module, fixture) -> xdist group
+SHARED_FIXTURES = {
+    ("test_site.py", "built"): "site",  # mkdocs build of the whole site
+    ("test_site_browser.py", "served"): "site",  # the same built site, served to Chromium
+    ("test_transports.py", "in_process"): "transports",  # the corpus run in a pytest subprocess
+    ("test_export.py", "corpus"): "export",  # the corpus exported
+    ("test_install.py", "installed"): "install",  # a wheel built and installed in a new venv
+    ("test_verdicts.py", "broadest_results"): "verdicts",  # the corpus run on a citing engine
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        for (module, fixture), group in SHARED_FIXTURES.items():
+            if item.path.name == module and fixture in fixtures:
+                item.add_marker(pytest.mark.xdist_group(group))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,14 +131,19 @@ def load_scenario(path: Path, spec: Spec) -> Scenario:
     return scenario
 
 
-def load_scenarios(paths: Iterable[Path], spec: Spec) -> tuple[list[Scenario], list[Problem]]:
-    """Load many scenarios; also checks that ids are unique. Returns (scenarios, problems)."""
+def load_scenarios(
+    paths: Iterable[Path], spec: Spec, loader: Callable[[Path, Spec], Scenario] | None = None,
+) -> tuple[list[Scenario], list[Problem]]:
+    """Load many scenarios; also checks that ids are unique. Returns (scenarios, problems).
+    ``loader`` loads one file (default :func:`load_scenario`; the harness's scenario cache,
+    ``running.scenario_cache.load_scenario_cached``, answers the same for an unchanged file)."""
+    load = loader or load_scenario
     loaded: list[Scenario] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
     for path in paths:
         try:
-            scenario = load_scenario(path, spec)
+            scenario = load(path, spec)
         except ScenarioError as error:
             problems.extend(error.problems)
             continue

@@ -253,6 +253,7 @@ def _scenario_files(paths: Sequence[Path], problems: list[Problem]) -> list[Path
 def _validate(args: argparse.Namespace, extra: list[str]) -> int:
     from ..contract.scenario import Scenario, load_scenarios
     from ..contract.spec import read_spec
+    from ..running.scenario_cache import load_scenario_cached
 
     spec = read_spec(spec_dir())
     problems = list(spec.problems)
@@ -263,7 +264,7 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
         scenario_problems: list[Problem] = []
         print(f"canasta validate: the {len(files)} scenario files are not checked until the spec has no problems", file=sys.stderr)
     else:
-        scenarios, scenario_problems = load_scenarios(files, spec)
+        scenarios, scenario_problems = load_scenarios(files, spec, load_scenario_cached)  # an unchanged valid file is not checked again
     problems.extend(path_problems)
     problems.extend(scenario_problems)
     for problem in problems:
@@ -284,6 +285,7 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
 def _coverage(args: argparse.Namespace, extra: list[str]) -> int:
     from ..contract.scenario import load_scenarios
     from ..contract.spec import read_spec
+    from ..running.scenario_cache import load_scenario_cached
     from .coverage import compute_coverage, compute_variant_coverage, format_coverage, format_variant_coverage
 
     spec = read_spec(spec_dir())
@@ -294,7 +296,7 @@ def _coverage(args: argparse.Namespace, extra: list[str]) -> int:
         print("canasta coverage: the spec has problems (run 'canasta validate')", file=sys.stderr)
         return 1
     files = _scenario_files(args.paths, problems)
-    scenarios, scenario_problems = load_scenarios(files, spec)
+    scenarios, scenario_problems = load_scenarios(files, spec, load_scenario_cached)
     problems.extend(scenario_problems)
     for problem in problems:
         print(problem, file=sys.stderr)
