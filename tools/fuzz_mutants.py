@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 for path in (ROOT / "conformance", ROOT / "reference_impl", ROOT / "tests"):
     sys.path.insert(0, str(path))
 
+from canasta_conformance.contract.spec import load_spec  # noqa: E402
 from canasta_conformance.running.fuzz import Fuzzer, FuzzSettings  # noqa: E402
 from canasta_conformance.running.shrink import shrink_and_write  # noqa: E402
-from canasta_conformance.contract.spec import load_spec  # noqa: E402
 from mutants import MUTANTS  # noqa: E402
 
 

@@ -18,7 +18,6 @@ import random
 import signal
 import sys
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ for path in (ROOT / "conformance", ROOT / "reference_impl", ROOT / "tools"):
         sys.path.insert(0, str(path))
 
 import mutate  # noqa: E402
+
 from canasta_conformance.contract.model import Position, format_action  # noqa: E402
 from canasta_conformance.contract.scenario import setup_problems  # noqa: E402
 from canasta_conformance.contract.spec import load_spec  # noqa: E402

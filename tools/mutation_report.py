@@ -37,6 +37,20 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _reach(total: int, killed: int, kinds: dict[str, int]) -> list[str]:
+    """What the score could become: without the mutants no scenario can kill, and with every gap killed."""
+    if not total:
+        return []
+    dead = kinds.get("equivalent", 0) + kinds.get("unreachable", 0)
+    gaps = kinds.get("gap", 0) + kinds.get("not analysed", 0)
+    return [
+        f"Of the {total:,} mutants, {dead} are equivalent or unreachable: the score over the other {total - dead:,} is "
+        f"{killed / (total - dead):.1%}, and no corpus can score above {(total - dead) / total:.1%}. Killing every gap "
+        f"would give {(killed + gaps) / total:.1%}; more needs the likely equivalent ones killed, or shown equivalent.",
+        "",
+    ]
+
+
 def report(data: dict[str, Any], reasons: dict[str, str]) -> str:
     results = data["results"]
     survivors = [r for r in results if r["status"] == "survived"]
@@ -83,6 +97,7 @@ def report(data: dict[str, Any], reasons: dict[str, str]) -> str:
         "",
         *(f"- {kind}: {count}" for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1])),
         "",
+        *_reach(len(results) - len(skipped), len(results) - len(skipped) - len(survivors), kinds),
         "*Equivalent*: no scenario can tell the mutant from the reference through the protocol (the",
         "same verdicts, positions, scores and citations, and legal-action lists that differ only by",
         "actions the protocol's list equivalence leaves out or lets in). *Unreachable*: only a",
