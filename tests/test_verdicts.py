@@ -390,7 +390,8 @@ _SAME_COLOUR = {"C": "S", "S": "C", "D": "H", "H": "D"}
 
 def _other_suits(action):  # type: ignore[no-untyped-def]
     """The same move with every card but the jokers in the other suit of its colour (so red and
-    black threes stay apart): physically other cards, the same move under eq.suits.irrelevant."""
+    black threes stay apart): physically other cards, the same move under eq.suits.irrelevant.
+    A sequence group (meld.sequences) is left as it is: its suit is part of the move."""
     from canasta_conformance.contract.model import action_from_json
 
     def walk(value):  # type: ignore[no-untyped-def]
@@ -398,6 +399,8 @@ def _other_suits(action):  # type: ignore[no-untyped-def]
             return value[0] + _SAME_COLOUR[value[1]]
         if isinstance(value, list):
             return [walk(v) for v in value]
+        if isinstance(value, dict) and value.get("sequence") is True:
+            return value
         if isinstance(value, dict):
             return {k: walk(v) for k, v in value.items()}
         return value
@@ -421,6 +424,29 @@ def test_an_engine_listing_its_moves_with_other_suits_passes_every_listing_scena
     assert len(scenarios) >= 50
     results = {s.id: run_scenario(s, engine, engine.capabilities()) for s in scenarios}
     assert {i: r.message for i, r in results.items() if r.status != "passed"} == {}
+
+
+def test_an_engine_listing_a_sequence_in_another_suit_fails():
+    """A sequence's suit is part of the move: hearts 4-5-6 listed as diamonds 4-5-6 is another meld."""
+    from canasta_conformance.contract.model import action_from_json
+    from canasta_reference.engine import ReferenceEngine
+
+    def swap_sequences(action):  # type: ignore[no-untyped-def]
+        data = action.to_json()
+        for group in data.get("melds", ()):
+            if isinstance(group, dict) and group.get("sequence") is True:
+                group["cards"] = [c[0] + _SAME_COLOUR[c[1]] for c in group["cards"]]
+        return action_from_json(data)
+
+    class SwappedSequences(ReferenceEngine):
+        def legal_actions(self):  # type: ignore[no-untyped-def]
+            return [swap_sequences(a) for a in super().legal_actions()]
+
+    engine = SwappedSequences()
+    scenarios = [s for s in _listing_scenarios() if s.options.get("meld.sequences")]
+    assert scenarios
+    results = [run_scenario(s, engine, engine.capabilities()) for s in scenarios]
+    assert any(r.status == "failed" and "legal_actions" in r.message for r in results)
 
 
 def test_an_engine_that_lists_no_meld_fails_the_listing_scenarios_that_include_one():
