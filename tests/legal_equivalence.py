@@ -64,7 +64,7 @@ def _groups(by_rank: dict[str, list[Card]], hand: list[Card], wild: frozenset[st
 
 def _sequence_canonical(action: Meld, position: Position, wild: frozenset[str], wild_meld: bool) -> Action | None:
     """A meld with sequence groups (meld.sequences): suits matter in a sequence, so its groups stay
-    as they are (cards in canonical order, groups by their lowest card), after the canonical form
+    as they are (cards in canonical order, groups in the order of their tokens), after the canonical form
     of the other groups, read from the hand without the sequences' cards."""
     runs = sorted((MeldGroup(sort_cards(g.cards), None, True) for g in action.melds if g.sequence), key=lambda g: [c.token for c in g.cards])
     others = tuple(g for g in action.melds if not g.sequence)

@@ -162,3 +162,19 @@ def test_self_play_with_sequences_conserves_cards(melding):
         sheet = engine.score()
         assert all(s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand for s in sheet.sides)
     assert sequences > 0
+
+
+def test_initial_melds_needing_a_sequence_and_more_groups_are_listed():
+    """initial.table with meld.sequence.counts: 4D-5D-6D (15) with the eights (30) and the fours
+    (15) makes 60, and every group is needed (45 without any one of them): listed. Two sequences,
+    30 each, short alone, make an initial meld together: listed."""
+    engine = _engine("4D 5D 6D 8C 8H 8S 4C 4H 4S 9H JC KD", [])
+    listed = engine.legal_actions()
+    eights, fours = MeldGroup(tuple(cards("8C 8H 8S"))), MeldGroup(tuple(cards("4C 4H 4S")))
+    three = Meld((eights, fours, run("4D 5D 6D")))
+    assert engine.check(three).accepted and three in listed
+    assert not engine.check(Meld((eights, run("4D 5D 6D")))).accepted  # 45
+    two = _engine("4D 5D 6D 7D 8D 9S TS JS 5C 9C", [])
+    pair = Meld((run("4D 5D 6D 7D 8D"), run("9S TS JS")))  # 30 + 30, listed by lowest card token
+    assert not two.check(Meld((run("9S TS JS"),))).accepted
+    assert two.check(pair).accepted and pair in two.legal_actions()

@@ -59,7 +59,8 @@ const handlers = {
     //   { outcome: { status: 'malformed', message: 'the hand does not hold JS' } }
     // A rejected action must leave the position exactly as it was. request.action.type is one of
     // the types of spec/schema/action.schema.json (draw, take, meld, discard, ask, answer, decline,
-    // next_hand, end_turn, ...).
+    // next_hand, end_turn, ...); where the option meld.sequences is on, a meld group may be
+    // { sequence: true, cards: [...] }: a sequence of one suit started or extended.
     return unsupported(`${request.action.type}: this skeleton plays no Canasta yet`);
   },
 

@@ -6,13 +6,15 @@ apply to them). What is listed (the documented equivalence of :mod:`canasta_refe
 * a meld of one sequence group: every legal one, a new sequence (three to seven cards of one suit
   in consecutive rank order from the hand) or an extension of one of the side's sequences at one
   end or both;
-* the initial meld of one sequence group and one new meld of one rank (any of its legal forms),
-  each needed to reach the minimum.
+* the initial meld of one sequence group with new melds of one rank (any of their legal forms),
+  or of two sequence groups, every group needed to reach the minimum (with two melds of one rank
+  or more: those that leave the player two cards or more, as in movegen's initial_meld_sets).
 
 Actions that combine sequence groups with other groups otherwise are steps of one turn: a listed
-meld followed by the rest. Not listed (and not reachable by steps): an initial meld that needs a
-sequence together with two or more other groups, and a going-out meld that needs a sequence
-together with another group at once, no part of it being legal alone.
+meld followed by the rest. Not listed (and not reachable by steps): an initial meld that needs
+two sequences and another group, or a sequence and several ranks leaving one card or none; and a
+going-out meld that needs a sequence together with another group at once, no part of it being
+legal alone.
 """
 
 from __future__ import annotations
@@ -87,28 +89,43 @@ def sequence_groups(f: Facts) -> Iterator[MeldGroup]:
 
 def sequence_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
     """The listed sequence melds (see the module's documentation)."""
-    from .movegen import Facts, _new_meld_options
-
-    state = f.state
+    short: list[tuple[MeldGroup, int]] = []  # sequences below the initial-meld minimum alone
     for g in sequence_groups(f):
         alone = Meld((g,))
         if engine.is_legal(alone):
             yield alone
-            continue
-        if f.melded:
-            continue
-        value = f.rules.count(g.cards)
-        if value >= f.minimum:
-            continue  # short of nothing: refused for another reason
-        rest = state.hand.copy()
-        rest.subtract(g.cards)
-        hands = list(state.hands)
-        hands[state.turn] = +rest
-        other = Facts(replace(state, hands=hands))
-        for parts in _new_meld_options(other, None):
-            for part in parts:
-                if part.value >= f.minimum or value + part.value < f.minimum:
-                    continue  # initial.table: each group needed
-                both = Meld((*other.groups((part,)), g))
+        elif not f.melded and (value := f.rules.count(g.cards)) < f.minimum:
+            short.append((g, value))
+    for g, value in short:
+        yield from _initial_with_ranks(engine, f, g, value)
+    for i, (g, value) in enumerate(short):  # initial.table: two sequences, each needed
+        for h, other in short[i + 1:]:
+            if value + other >= f.minimum and not set(g.cards) & set(h.cards):
+                both = Meld(tuple(sorted((g, h), key=lambda x: [c.token for c in x.cards])))
                 if engine.is_legal(both):
                     yield both
+
+
+def _initial_with_ranks(engine: ReferenceEngine, f: Facts, g: MeldGroup, value: int) -> Iterator[Meld]:
+    """initial.table: the sequence ``g`` (counting ``value``, short of the minimum) with new melds
+    of one rank from the rest of the hand, every group needed to reach the minimum."""
+    from .movegen import Facts, _new_meld_options, initial_meld_sets
+
+    state = f.state
+    rest = state.hand.copy()
+    rest.subtract(g.cards)
+    hands = list(state.hands)
+    hands[state.turn] = +rest
+    other = Facts(replace(state, hands=hands))
+    for parts in _new_meld_options(other, None):
+        for part in parts:
+            if part.value >= f.minimum or value + part.value < f.minimum:
+                continue
+            both = Meld((*other.groups((part,)), g))
+            if engine.is_legal(both):
+                yield both
+    for chosen in initial_meld_sets(other, (), counted=value):
+        if sum(p.value for p in chosen) < f.minimum:  # the sequence is needed too
+            laid = Meld((*other.groups(chosen), g))
+            if engine.is_legal(laid):
+                yield laid
