@@ -54,7 +54,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
-from operator import attrgetter
+from operator import add, attrgetter, gt
 from typing import TYPE_CHECKING
 
 from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS, TOKENS, Card, card, sort_key
@@ -847,6 +847,9 @@ def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
     (modern.aces.wilds-initial-only, modern.meld.wild-after-five). Each group is any legal new meld
     (any number of naturals, any wild cards by kind), the wild-card meld included."""
     rules = f.rules
+    natural_meld = rules.initial_meld_natural_meld_required
+    if natural_meld and not any(rank != "3" and len(cards) >= rules.meld_min_cards for rank, cards in f.naturals.items()):
+        return  # modern.initial.natural-meld: no rank of the hand makes a natural meld, so no initial meld
     options: list[list[Part]] = []
     for rank, cards in f.naturals.items():
         if rank == "3" and rules.black_three_meld_only_going_out:
@@ -864,19 +867,29 @@ def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
         ]
         if parts:
             options.append(parts)
-    best_value = [max(p.value for p in parts) for parts in options]
-    best_cards = [max(p.cards for p in parts) for parts in options]
+    # What the groups still to choose can add at most: their naturals (the most of each rank), and
+    # the wild cards not yet spent (each wild card goes to one group only).
+    best_value = [max(p.k * f.natural_value(p.rank) for p in parts) for parts in options]
+    best_cards = [max(p.k for p in parts) for parts in options]
     reach_value = [sum(best_value[i:]) for i in range(len(options) + 1)]
     reach_cards = [sum(best_cards[i:]) for i in range(len(options) + 1)]
+    #: whether options[i:] still offer a natural meld (modern.initial.natural-meld)
+    naturals_left = [any(not p.n_wilds and p.k >= rules.meld_min_cards and p.rank != WILD_MELD for q in options[i:] for p in q)
+                     for i in range(len(options) + 1)]
     avail = f.wild_avail
+    values = f.wild_values
 
-    def extend(index: int, chosen: tuple[Part, ...], counted: int, laid: int, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
-        if counted + reach_value[index] < f.minimum and f.hand_size - laid - reach_cards[index] > 1:
+    def extend(index: int, chosen: tuple[Part, ...], counted: int, laid: int, wilds: WildVector, natural: bool) -> Iterator[tuple[Part, ...]]:
+        if natural_meld and not natural and not naturals_left[index]:
+            return  # modern.initial.natural-meld can no longer be met
+        wild_value = sum((a - w) * v for a, w, v in zip(avail, wilds, values, strict=True))
+        wild_cards = sum(avail) - sum(wilds)
+        if counted + reach_value[index] + wild_value < f.minimum and f.hand_size - laid - reach_cards[index] - wild_cards > 1:
             return  # neither the minimum nor a concealed going out can be reached any more
         for i in range(index, len(options)):
             for part in options[i]:
-                spent = tuple(a + b for a, b in zip(wilds, part.wilds, strict=True))
-                if any(s > a for s, a in zip(spent, avail, strict=True)):
+                spent = tuple(map(add, wilds, part.wilds))
+                if any(map(gt, spent, avail)):
                     continue
                 picked = (*chosen, part)
                 now = counted + part.value
@@ -884,9 +897,10 @@ def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
                     continue  # so in every action containing these groups
                 if _initial_is_legal(f, picked) and not any(_deferrable(f, picked, g) for g in picked):
                     yield picked
-                yield from extend(i + 1, picked, now, laid + part.cards, spent)
+                yield from extend(i + 1, picked, now, laid + part.cards, spent,
+                                  natural or (not part.n_wilds and part.k >= rules.meld_min_cards and part.rank != WILD_MELD))
 
-    yield from extend(0, (), 0, 0, f.no_wilds)
+    yield from extend(0, (), 0, 0, f.no_wilds, False)
     yield from _initial_with_threes(f)
 
 
