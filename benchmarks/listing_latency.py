@@ -1,12 +1,14 @@
 """legal_actions() latency per position, median and 99th percentile, by phase.
 
-    python benchmarks/listing_latency.py [--hands 100] [--repeat 3] [--variant classic] [--json]
+    python benchmarks/listing_latency.py [--hands 100] [--repeat 3] [--variant classic,modern-american] [--json]
 
 The positions of --hands hands of self-play (uniformly random listed actions, fresh deals) are
 recorded, untimed; each is loaded into the engine and legal_actions() is timed --repeat times
 in CPU time of the process (the fastest kept, to drop interruptions); the recorded positions are frozen
 out of the garbage collector first, so its passes over them do not count. Phases: "draw" (start of a turn),
 "play" split by whether the side has made its initial meld, and "answer" (a question pending).
+Each variant of the comma-separated --variant list is reported on its own (by default Classic and
+Modern American, whose initial meld is generated as a whole).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import time
 from typing import Any
 
 from _games import record_hands
+
 from canasta_reference.engine import ReferenceEngine
 
 
@@ -42,10 +45,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--variant", default="classic")
+    parser.add_argument("--variant", default="classic,modern-american", help="comma-separated variants")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    hands = record_hands(args.hands, 0, args.variant, positions=True)
+    results = [measure(variant, args.hands, args.repeat) for variant in args.variant.split(",")]
+    if args.json:
+        print(json.dumps(results[0] if len(results) == 1 else {"benchmark": "listing_latency", "variants": results}, indent=2))
+        return
+    for result in results:
+        print(f"method: {result['method']}")
+        for phase, row in result["phases"].items():
+            print(f"{phase:<18} {row['positions']:6d} positions  median {row['median_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  max {row['max_ms']:.3f} ms")
+
+
+def measure(variant: str, count: int, repeat: int) -> dict[str, Any]:
+    hands = record_hands(count, 0, variant, positions=True)
     gc.collect()
     gc.freeze()  # the recorded positions are not garbage: keep collections of them out of the timings
     engine = ReferenceEngine()
@@ -53,28 +67,23 @@ def main() -> None:
     for hand in hands:
         for position in hand.positions:
             engine.load(position)
-            best = min(_time(engine) for _ in range(args.repeat))
+            best = min(_time(engine) for _ in range(repeat))
             times.setdefault(phase_of(engine), []).append(best)
             times.setdefault("all", []).append(best)
+    gc.unfreeze()
     method = (
-        f"legal_actions() latency, {args.variant}: every position of {args.hands} self-play hands (uniformly random "
-        f"listed actions, fresh deals) loaded and listed, fastest of {args.repeat} CPU-time timings each; median and p99 by phase"
+        f"legal_actions() latency, {variant}: every position of {count} self-play hands (uniformly random "
+        f"listed actions, fresh deals) loaded and listed, fastest of {repeat} CPU-time timings each; median and p99 by phase"
     )
     rows = {
         phase: {"positions": len(values), "median_ms": 1000 * statistics.median(values), "p99_ms": 1000 * percentile(values, 0.99),
                 "max_ms": 1000 * max(values)}
         for phase, values in sorted(times.items())
     }
-    result: dict[str, Any] = {
-        "benchmark": "listing_latency", "method": method, "variant": args.variant, "phases": rows,
+    return {
+        "benchmark": "listing_latency", "method": method, "variant": variant, "phases": rows,
         "python": f"{platform.python_implementation()} {platform.python_version()}", "cpus": os.cpu_count(),
     }
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return
-    print(f"method: {method}")
-    for phase, row in rows.items():
-        print(f"{phase:<18} {row['positions']:6d} positions  median {row['median_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  max {row['max_ms']:.3f} ms")
 
 
 def _time(engine: ReferenceEngine) -> float:
