@@ -470,23 +470,27 @@ def take_cards_allowed(
 def hand_may_take(state: HandState) -> bool:
     """take_cards_allowed for the most the hand allows (a natural pair, a natural and a wild card,
     or nothing from the hand): whether the hand holds the cards of some way of taking the top card
-    at all, read without building the position's facts (most hands cannot take the pile)."""
+    at all, read without building the position's facts (most hands cannot take the pile). The
+    cards of the hand are counted only as far as the answer needs them."""
     rules = state.rules
     rank = state.pile[-1].rank
+    frozen = is_frozen_for(state, state.side)
+    side_melds = state.melds[state.side]
+    if take_cards_allowed(rules, side_melds, rank, 0, 0, frozen):
+        return True  # nothing from the hand (the top card joins a meld of the side)
     get = state.hand.get
-    naturals = wilds = 0
+    naturals = 0
     for c in _OF_RANK[rank]:
         naturals += get(c, 0)
+    if not naturals:
+        return False  # with no natural of the rank, every way needs what (0, 0) needed
+    if take_cards_allowed(rules, side_melds, rank, min(naturals, 2), 0, frozen):
+        return True
+    wilds = 0
     for wild in rules.cards_wild_ranks:
         for c in _OF_RANK[wild]:
             wilds += get(c, 0)
-    frozen = is_frozen_for(state, state.side)
-    side_melds = state.melds[state.side]
-    one_wild = min(wilds, rules.meld_max_wilds, 1)
-    return any(
-        take_cards_allowed(rules, side_melds, rank, k, n, frozen)
-        for k, n in ((min(naturals, 2), 0), (min(naturals, 1), one_wild), (0, 0))
-    )
+    return take_cards_allowed(rules, side_melds, rank, 1, min(wilds, rules.meld_max_wilds, 1), frozen)
 
 
 def may_decline(engine: ReferenceEngine, state: HandState, some_take: bool) -> bool:
