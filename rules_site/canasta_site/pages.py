@@ -25,6 +25,7 @@ from canasta_conformance.contract.model import format_action
 from canasta_conformance.contract.paths import scenarios_dir, schema_dir
 from canasta_conformance.contract.scenario import Scenario, Step, load_scenarios, scenario_files
 from canasta_conformance.contract.spec import Rule, Spec, VariantError, load_spec
+from canasta_conformance.running.scenario_cache import load_scenario_cached
 
 from .board import Table
 from .links import (
@@ -104,7 +105,7 @@ def build_site(
 ) -> Site:
     spec = spec or load_spec()
     files = scenario_files(scenarios_root or scenarios_dir())
-    scenarios, problems = load_scenarios(files, spec)
+    scenarios, problems = load_scenarios(files, spec, load_scenario_cached)  # an unchanged file is not parsed again
     scenarios.sort(key=lambda s: (_area_order(spec, s.area), s.id))
     site = Site(spec, scenarios, problems=[str(p) for p in problems])
     site.linker = Linker({r.id: r.area for r in spec.rules.values()}, spec.parameters, spec.conflicts, directory_urls)
