@@ -215,21 +215,25 @@ def _constraints(schema: Mapping[str, Any]) -> str:
         out.append(f"≥ {schema['minimum']}")
     if "maximum" in schema:
         out.append(f"≤ {schema['maximum']}")
-    if "minLength" in schema and "maxLength" in schema:
-        out.append(f"{schema['minLength']} to {schema['maxLength']} characters")
-    elif "minLength" in schema:
-        out.append(f"at least {schema['minLength']} character{'s' if schema['minLength'] != 1 else ''}")
-    elif "maxLength" in schema:
-        out.append(f"at most {schema['maxLength']} characters")
-    if "minItems" in schema:
-        out.append(f"at least {schema['minItems']} item{'s' if schema['minItems'] != 1 else ''}")
-    if "maxItems" in schema:
-        out.append(f"at most {schema['maxItems']}")
+    out += _count_bounds(schema, "minLength", "maxLength", "character")
+    out += _count_bounds(schema, "minItems", "maxItems", "item")
     if schema.get("uniqueItems"):
         out.append("no duplicates")
     if "default" in schema:
         out.append(f"default `{_json(schema['default'])}`")
     return (" (" + ", ".join(out) + ")") if out else ""
+
+
+def _count_bounds(schema: Mapping[str, Any], low_key: str, high_key: str, noun: str) -> list[str]:
+    """A length or item-count bound: ``2 to 5 items``, ``at least 1 character``, ``at most 3 items``."""
+    low, high = schema.get(low_key), schema.get(high_key)
+    if low is not None and high is not None:
+        return [f"{low} to {high} {noun}s"]
+    if low is not None:
+        return [f"at least {low} {noun}{'s' if low != 1 else ''}"]
+    if high is not None:
+        return [f"at most {high} {noun}{'s' if high != 1 else ''}"]
+    return []
 
 
 def _description(schema: Any) -> str:

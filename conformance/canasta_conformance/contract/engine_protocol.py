@@ -66,20 +66,13 @@ def cannot_play(spec: Spec, capabilities: Capabilities, variant: str, options: M
         if missing:
             return f"{capabilities.name} does not implement option(s) {', '.join(sorted(missing))}"
         return None
+    from .spec import thaw  # the spec module loads with the spec a caller passes in
+
     values = spec.variant_parameters(variant, options)
-    changed = [name for name, p in spec.parameters.items() if _plain(values[name]) != _plain(p.default) and name not in honoured]
+    changed = [name for name, p in spec.parameters.items() if thaw(values[name]) != thaw(p.default) and name not in honoured]
     named = sorted({*missing, *changed})
     why = f": parameter(s) not implemented: {', '.join(named)}" if named else ""
     return f"{capabilities.name} does not play variant {variant!r}{why}"
-
-
-def _plain(value: Any) -> Any:
-    """A parameter value with tuples as lists and read-only mappings as dicts, for comparison."""
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
 
 
 @dataclass(frozen=True)

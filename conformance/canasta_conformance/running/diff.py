@@ -57,21 +57,16 @@ def position_diff(expected: Mapping[str, Any], actual: Position) -> list[str]:
     """Lines describing every difference; empty when ``actual`` matches the partial ``expected``."""
     lines: list[str] = []
     for key, want in expected.items():
-        if key == "hands":
-            for seat, hand in enumerate(want):
-                if hand is not None:
-                    got = actual.hands[seat] if seat < len(actual.hands) else ()
-                    lines += _multiset_diff(f"hands[{seat}]", _cards(hand), got)
+        if key in ("hands", "red_threes"):  # a multiset per seat (red threes: per side, or per seat in Regal)
+            held: tuple[tuple[Card, ...], ...] = getattr(actual, key)
+            for index, cards in enumerate(want):
+                if cards is not None:
+                    lines += _multiset_diff(f"{key}[{index}]", _cards(cards), held[index] if index < len(held) else ())
         elif key == "melds":
             for side, melds in enumerate(want):
                 if melds is not None:
                     got_melds = actual.melds[side] if side < len(actual.melds) else ()
                     lines += _melds_diff(f"melds[{side}]", [_cards(m) for m in melds], got_melds)
-        elif key == "red_threes":
-            for side, threes in enumerate(want):
-                if threes is not None:
-                    got = actual.red_threes[side] if side < len(actual.red_threes) else ()
-                    lines += _multiset_diff(f"red_threes[{side}]", _cards(threes), got)
         elif key == "talons":
             got_talons = actual.talons
             if len(want) != len(got_talons):
