@@ -152,3 +152,10 @@ def test_spec_list_by_area_and_unknown_names(capsys):
     assert code == 0 and "pile.blocked.wild-top" in out and "meld.min-cards" not in out
     assert run(capsys, "show", "pile.nope")[0] == 2
     assert run(capsys, "diff", "classic", "nope")[0] == 2
+
+
+def test_spec_show_of_an_unknown_rule_suggests_the_rules_it_begins(capsys):
+    assert main(["spec", "show", "pile.froze"]) != 0
+    said = capsys.readouterr()
+    suggested = (said.err + said.out).split("did you mean: ", 1)[1].rstrip(")\n").split(", ")
+    assert suggested and all(rule.startswith("pile.froze") for rule in suggested), suggested

@@ -201,3 +201,10 @@ def test_coverage_command_reports_variants_and_fails_on_gaps_with_the_variants_f
     gaps = main(["coverage", "--variants"])
     out = capsys.readouterr().out
     assert gaps == (1 if "NO SCENARIO" in out else 0)
+
+
+def test_unknown_variant_and_parameter_names_suggest_the_known_ones():
+    caps = create_engine().capabilities()
+    assert "unknown variant 'classik' (did you mean 'classic'" in (cannot_play(SPEC, caps, "classik") or "")
+    assert "unknown parameter(s) draw.cont (did you mean 'draw.count'?)" in (cannot_play(SPEC, caps, "classic", {"draw.cont": 2}) or "")
+    assert main(["play", "--variant", "classik"]) == 2

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from .cards import Card
 from .errors import CanastaError
 from .model import Action, Outcome, Position, ScoreSheet
+from .suggest import did_you_mean
 
 if TYPE_CHECKING:
     from .spec import Spec
@@ -56,10 +57,10 @@ def cannot_play(spec: Spec, capabilities: Capabilities, variant: str, options: M
     refused for each option the engine does not list (``"*"`` lists them all)."""
     options = dict(options or {})
     if variant not in spec.variants:
-        return f"unknown variant {variant!r} (known: {', '.join(sorted(spec.variants))})"
+        return f"unknown variant {variant!r}{did_you_mean(variant, spec.variants)} (known: {', '.join(sorted(spec.variants))})"
     unknown = sorted(set(options) - set(spec.parameters))
     if unknown:
-        return f"unknown parameter(s) {', '.join(unknown)}"
+        return f"unknown parameter(s) {', '.join(name + did_you_mean(name, spec.parameters) for name in unknown)}"
     honoured = set(spec.parameters) if "*" in capabilities.options else set(capabilities.options)
     missing = [name for name in options if name not in honoured]
     if variant in capabilities.variants:
@@ -153,8 +154,6 @@ def resolve_factory(spec: str) -> EngineFactory:
     if ":" not in spec:
         engines = installed_engines()
         if spec not in engines:
-            from .suggest import did_you_mean
-
             known = ", ".join(sorted(engines)) or "none"
             raise EngineLoadError(
                 f"no installed engine named {spec!r}{did_you_mean(spec, engines)}; installed engines: {known} "

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from ..contract.defaults import DEFAULT_ENGINE, DEFAULT_TIMEOUT
 from ..contract.paths import scenarios_dir, spec_dir
+from ..contract.suggest import did_you_mean
 from ..contract.yamlio import Problem, excerpt
 
 #: the exit status when stdout was closed early (as a program killed by SIGPIPE, e.g. ``| head``)
@@ -422,9 +423,9 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
         sheet = record.final_sheet
         scores = ", ".join(f"side {i} {s.cumulative}" for i, s in enumerate(sheet.sides)) if sheet else "-"
         if sheet is None:  # a text record holds no positions or sheets to compare
-            print(f"replayed {len(record.hands)} hands, {actions} actions with {args.engine}: every action accepted")
+            print(f"replayed {_count(len(record.hands), 'hand')}, {_count(actions, 'action')} with {args.engine}: every action accepted")
         else:
-            print(f"replayed {len(record.hands)} hands, {actions} actions with {args.engine}: identical positions and scores ({scores})")
+            print(f"replayed {_count(len(record.hands), 'hand')}, {_count(actions, 'action')} with {args.engine}: identical positions and scores ({scores})")
         return 0
     from .selfplay import can_self_play, format_game, play_game
 
@@ -434,7 +435,7 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
         print(error, file=sys.stderr)
         return 1
     if args.variant not in variants:
-        return _usage(f"canasta play: --variant: unknown variant {args.variant!r} (known: {', '.join(sorted(variants))})")
+        return _usage(f"canasta play: --variant: unknown variant {args.variant!r}{did_you_mean(args.variant, variants)} (known: {', '.join(sorted(variants))})")
     if args.json and str(args.json) != "-" and not args.json.parent.is_dir():
         return _usage(f"canasta play: --json: the folder {str(args.json.parent)!r} does not exist")
     try:
@@ -478,6 +479,10 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
     if args.record:
         print(f"text record written to {args.record}")
     return 0
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _usage(message: str) -> int:

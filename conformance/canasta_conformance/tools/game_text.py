@@ -169,7 +169,7 @@ def _told(action: Action, before: Position, after: Position, seat: int) -> str:
         top = before.pile[-1].token if before.pile else "?"
         extra = f", and melds {' '.join('[' + ' '.join(c.token for c in g.cards) + ']' for g in action.melds)}" if action.melds else ""
         with_cards = f"with {' '.join(c.token for c in action.cards)}" if action.cards else "adding it to a meld"
-        return f"takes the pile ({len(before.pile)} cards, top {top}) {with_cards}{extra}"
+        return f"takes the pile ({len(before.pile)} card{'s' if len(before.pile) != 1 else ''}, top {top}) {with_cards}{extra}"
     if isinstance(action, Meld):
         return "melds " + " ".join("[" + " ".join(c.token for c in g.cards) + "]" for g in action.melds)
     if isinstance(action, Discard):

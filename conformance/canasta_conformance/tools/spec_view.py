@@ -3,6 +3,7 @@ difference between two variants (``canasta spec``)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import textwrap
 from typing import Any
@@ -39,7 +40,10 @@ def list_rules(spec: Spec, area: str | None = None) -> str:
 def show_rule(spec: Spec, rule_id: str) -> str:
     rule = spec.rules.get(rule_id)
     if rule is None:
-        close = [r for r in spec.rules if rule_id in r or r.startswith(rule_id.split(".")[0] + ".")][:8]
+        containing = [r for r in spec.rules if rule_id in r]  # "pile.froze" -> the pile.frozen.* rules first
+        spelled = difflib.get_close_matches(rule_id, list(spec.rules), n=3, cutoff=0.6)
+        same_area = [r for r in spec.rules if r.startswith(rule_id.split(".")[0] + ".")]
+        close = list(dict.fromkeys([*containing, *spelled, *same_area]))[:8]
         hint = f" (did you mean: {', '.join(close)})" if close else ""
         raise KeyError(f"unknown rule {rule_id!r}{hint}")
     lines = [f"{rule.id}: {rule.title}", ""]
