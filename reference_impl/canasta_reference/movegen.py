@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import product
+from itertools import chain, product
 from operator import add, attrgetter, gt
 from typing import TYPE_CHECKING
 
@@ -212,9 +212,9 @@ class Facts:
         self.hand_size = size
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
         #: the hand's wild cards, in canonical order by kind
-        self.wild_key: tuple[Card, ...] = tuple(c for cards in self.wild_kinds for c in cards)
+        self.wild_key: tuple[Card, ...] = tuple(chain.from_iterable(self.wild_kinds))
         self.wild_values: list[int] = [rules.value(cards[0]) for cards in self.wild_kinds]
-        self.wild_avail: WildVector = tuple(len(cards) for cards in self.wild_kinds)
+        self.wild_avail: WildVector = tuple(map(len, self.wild_kinds))
         self.no_wilds: WildVector = (0,) * len(self.wild_kinds)
         self.wilds_first = not wild_cards or not self.naturals or _RANK_ORDER[[*wild_cards][-1]] < _RANK_ORDER[next(iter(self.naturals))]
         self.top_value = 0  # the pile's top card, when takes are generated
@@ -572,7 +572,12 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
     by_count = f.wilds_by_count(f.rules.meld_max_wilds)
     wild_counts = [n for n in range(len(by_count)) if by_count[n]]  # how many wild cards one group can hold
     melds = f.melds
-    ranks = [*f.naturals, *(r for r in melds if r not in f.naturals and r != WILD_MELD)]
+    # (a rank without a meld of the side needs meld_min_naturals naturals; a meld of the side with
+    # no natural in hand takes wild cards alone, so only when the hand holds some)
+    min_naturals = f.rules.meld_min_naturals
+    ranks = [rank for rank, cards in f.naturals.items() if len(cards) >= min_naturals or rank in melds]
+    if f.wild_key:
+        ranks += [rank for rank in melds if rank not in f.naturals and rank != WILD_MELD]
     if f.melded:
         table = _rank_table(f)
         roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
