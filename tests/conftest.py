@@ -29,10 +29,10 @@ def root() -> Path:
     return ROOT
 
 
-#: module-scoped fixtures too costly to build twice: under ``pytest -n 2 --dist loadgroup`` (the
-#: default addopts) every test that uses one runs on the same worker, so the fixture is built
-#: once and the other worker goes on with other tests instead of building it too (or waiting on
-#: the site's build lock). (test module, fixture) -> xdist group
+#: module-scoped fixtures too costly to build twice: under ``pytest -n 2`` (xdist's ``load``
+#: distribution, made ``loadgroup`` below) every test that uses one runs on the same worker, so the
+#: fixture is built once and the other worker goes on with other tests instead of building it too
+#: (or waiting on the site's build lock). (test module, fixture) -> xdist group
 SHARED_FIXTURES = {
     ("test_site.py", "built"): "site",  # mkdocs build of the whole site
     ("test_site_browser.py", "served"): "site",  # the same built site, served to Chromium
@@ -41,6 +41,14 @@ SHARED_FIXTURES = {
     ("test_install.py", "installed"): "install",  # a wheel built and installed in a new venv
     ("test_verdicts.py", "broadest_results"): "verdicts",  # the corpus run on a citing engine
 }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``-n N`` distributes with ``load``; make it ``loadgroup`` (load, and each xdist group on one
+    worker). Set here, not in addopts: a pytest run of this checkout without xdist (``canasta run
+    -p no:xdist``) would refuse ``--dist``. xdist starts its workers after this hook."""
+    if getattr(config.option, "dist", None) == "load":
+        config.option.dist = "loadgroup"
 
 
 @pytest.hookimpl(tryfirst=True)
