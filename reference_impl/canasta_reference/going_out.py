@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from operator import attrgetter
 from typing import NamedTuple
 
-from canasta_conformance.contract.cards import Card
-from canasta_conformance.contract.sequences import is_sequence_key
+from canasta_conformance.contract.cards import RANKS, Card
+from canasta_conformance.contract.sequences import is_sequence_key, rank_order, sequence_key, span
 
 from .state import HandState
 
@@ -52,10 +53,14 @@ def can_go_out(state: HandState) -> bool:
     canastas_needed = rules.going_out_canastas_required
     melds = state.melds[state.side]
     if rules.meld_sequences:
-        # meld.sequences: the side's sequence canastas count; the sequences take no other card here
-        # (a hand card that could only extend or start a sequence counts as stuck: the answer errs
-        # towards "cannot", so a "yes" binds only a player who can go out without new sequences)
+        # meld.sequences: the side's sequence canastas count; the hand's cards that extend them may
+        # go there (tried as one more way, below); a card that could only start a new sequence
+        # counts as stuck: the answer errs towards "cannot", so a "yes" binds only a player who
+        # can go out without starting a sequence
         sequences = {key: cards for key, cards in melds.items() if is_sequence_key(key)}
+        extended = _with_sequences_extended(state, sequences)
+        if extended is not None and can_go_out(extended):
+            return True  # the hand's cards that extend the side's sequences laid there first
         canastas_needed -= sum(1 for cards in sequences.values() if len(cards) >= rules.canasta_min_cards)
         melds = {key: cards for key, cards in melds.items() if key not in sequences}
     if _canastas_within_reach(state, naturals, wilds, melds) < canastas_needed:
@@ -132,3 +137,45 @@ def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, 
         spare -= cost
         canastas += 1
     return canastas >= canastas_needed
+
+
+def _with_sequences_extended(state: HandState, sequences: dict[str, list[Card]]) -> HandState | None:
+    """The hand after laying on the side's sequences every card that extends one at either end
+    (meld.sequence.extend: one card of each rank, up to a canasta's size; never a card that would
+    also touch another sequence of its suit, meld.sequence.separate); None when no card does."""
+    rules = state.rules
+    hand = state.hand.copy()
+    side = dict(state.melds[state.side])
+    laid = False
+    runs = {key: list(cards) for key, cards in sequences.items()}
+    for key, run in runs.items():
+        suit = run[0].suit
+        low, high = span(run)
+        size = len(run)
+        for step, start in ((-1, low - 1), (1, high + 1)):
+            order = start
+            while len(run) < rules.canasta_min_cards and order in _RANK_AT:
+                c = Card(_RANK_AT[order], suit)
+                touches_other = any(
+                    other[0].suit == suit and span(other)[0] - 1 <= order <= span(other)[1] + 1
+                    for k, other in runs.items() if k != key
+                )
+                if not hand[c] or not rules.is_natural(c) or touches_other:
+                    break
+                hand[c] -= 1
+                run.append(c)
+                order += step
+        if len(run) > size:
+            laid = True
+            del side[key]
+            side[sequence_key(run)] = run
+    if not laid:
+        return None
+    hands = list(state.hands)
+    hands[state.turn] = +hand
+    melds = list(state.melds)
+    melds[state.side] = side
+    return replace(state, hands=hands, melds=melds)
+
+
+_RANK_AT = {rank_order(rank): rank for rank in RANKS}
