@@ -54,3 +54,22 @@ def test_a_mutant_of_a_memoised_function_is_not_served_from_the_cache(mutate):
     mutate._init_worker()
     mutate._CORPUS.first_failure()  # the reference fills the cache
     assert mutate.run_mutant(mutant)["status"] == "killed"
+
+
+def test_a_mutant_of_a_default_argument_value_is_applied_and_restored(mutate):
+    """A default value lives in the function object, not in its code: swapping the code alone ran
+    the original for such a mutant. deal_hand's default hand number decides who sits out in
+    five-player Classic, which setup-classic-5p-first-hand-seat-0-sits-out checks."""
+    from canasta_reference import setup
+
+    mutant = next(m for m in mutate.list_mutants(("setup",)) if m.function == "deal_hand" and m.original == "1" and m.mutated == "2")
+    before = setup.deal_hand.__defaults__
+    live, new = mutate.mutated_code(mutant)
+    restore = mutate.swap_in(live, new)
+    try:
+        assert live.__defaults__ is not None and 2 in live.__defaults__ and live.__code__ is new
+    finally:
+        restore()
+    assert setup.deal_hand.__defaults__ == before and setup.deal_hand.__code__ is not new
+    mutate._init_worker()
+    assert mutate.run_mutant(mutant)["status"] == "killed"

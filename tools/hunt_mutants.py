@@ -318,9 +318,8 @@ def main() -> int:
         except Exception as error:  # noqa: BLE001
             report["mutants"][m.id] = {"error": str(error)}
             continue
-        original = live.__code__
         mutate._clear_caches()
-        live.__code__ = new
+        restore = mutate.swap_in(live, new)
         hits = []
         signal.setitimer(signal.ITIMER_REAL, 30.0)
         try:
@@ -351,7 +350,7 @@ def main() -> int:
             hits.append({"timeout": True})
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            live.__code__ = original
+            restore()
             mutate._clear_caches()
         report["mutants"][m.id] = {"line": m.line, "original": m.original, "mutated": m.mutated, "hits": hits[:40], "count": len(hits)}
         print(f"{index + 1}/{len(mutants)} {m.id}: {len(hits)} positions", file=sys.stderr, flush=True)

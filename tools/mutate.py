@@ -37,7 +37,7 @@ import random
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import CodeType, FunctionType
@@ -266,10 +266,32 @@ def mutated_code(mutant: Mutant) -> tuple[FunctionType, CodeType]:
     namespace: dict[str, Any] = dict(vars(module))
     exec(compile(holder, str(module.__file__), "exec"), namespace)
     live = _live_function(module, mutant.function)
-    new = namespace[replaced.name].__code__
+    compiled = namespace[replaced.name]
+    new = compiled.__code__
     if new.co_freevars != live.__code__.co_freevars:
         raise ValueError(f"{mutant.id}: closure variables differ")
+    # a default argument value lives in the function object, not in its code: keep the mutated
+    # function's defaults beside its code so that swap_in applies a mutant of a default too
+    _DEFAULTS[new] = (compiled.__defaults__, compiled.__kwdefaults__)
     return live, new
+
+
+#: the default argument values of each mutated code object (see mutated_code)
+_DEFAULTS: dict[CodeType, tuple[Any, Any]] = {}
+
+
+def swap_in(live: FunctionType, new: CodeType) -> Callable[[], None]:
+    """Put the mutated code (and its default argument values) into the live function; returns
+    the call that puts the original back."""
+    original = (live.__code__, live.__defaults__, live.__kwdefaults__)
+    live.__code__ = new
+    if new in _DEFAULTS:
+        live.__defaults__, live.__kwdefaults__ = _DEFAULTS[new]
+
+    def restore() -> None:
+        live.__code__, live.__defaults__, live.__kwdefaults__ = original
+
+    return restore
 
 
 # ------------------------------------------------------------------------------------------------
@@ -337,13 +359,12 @@ def run_mutant(mutant: Mutant) -> dict[str, Any]:
         live, new = mutated_code(mutant)
     except (ValueError, SyntaxError, KeyError) as error:
         return {**asdict(mutant), "status": "skipped", "killed_by": None, "seconds": 0.0, "note": str(error)}
-    original = live.__code__
     _clear_caches()
-    live.__code__ = new
+    restore = swap_in(live, new)
     try:
         killer = _CORPUS.first_failure()
     finally:
-        live.__code__ = original
+        restore()
         _clear_caches()
     status = "killed" if killer else "survived"
     return {**asdict(mutant), "status": status, "killed_by": killer, "seconds": round(time.perf_counter() - started, 3)}
@@ -402,7 +423,7 @@ def serve_mutant(mutant: Mutant) -> int:
 
     live, new = mutated_code(mutant)
     _clear_caches()
-    live.__code__ = new
+    swap_in(live, new)
     protocol_out, sys.stdout = sys.stdout, sys.stderr
     try:
         return serve(ReferenceEngine(), sys.stdin, protocol_out)
