@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -29,32 +30,30 @@ def root() -> Path:
     return ROOT
 
 
-#: module-scoped fixtures too costly to build twice: under ``pytest -n 2`` (xdist's ``load``
-#: distribution, made ``loadgroup`` below) every test that uses one runs on the same worker, so the
-#: fixture is built once and the other worker goes on with other tests instead of building it too
-#: (or waiting on the site's build lock). (test module, fixture) -> xdist group
-SHARED_FIXTURES = {
-    ("test_site.py", "built"): "site",  # mkdocs build of the whole site
-    ("test_site_browser.py", "served"): "site",  # the same built site, served to Chromium
-    ("test_transports.py", "in_process"): "transports",  # the corpus run in a pytest subprocess
-    ("test_export.py", "corpus"): "export",  # the corpus exported
-    ("test_install.py", "installed"): "install",  # a wheel built and installed in a new venv
-    ("test_verdicts.py", "broadest_results"): "verdicts",  # the corpus run on a citing engine
+#: test modules whose costly module-scoped fixtures must be built once: under ``pytest -n 2`` each
+#: group's tests run on one worker, so the other worker goes on with other tests instead of
+#: building the fixture too (or waiting on the site's build lock). module -> group
+SHARED_FIXTURE_MODULES = {
+    "test_site.py": "site",  # mkdocs build of the whole site (built once per run, under a lock)
+    "test_site_browser.py": "site",  # the same built site, served to Chromium
+    "test_transports.py": "transports",  # the corpus run in a pytest subprocess, compared thrice
+    "test_export.py": "export",  # the corpus exported
+    "test_install.py": "install",  # a wheel built and installed in a new venv
 }
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """``-n N`` distributes with ``load``; make it ``loadgroup`` (load, and each xdist group on one
-    worker). Set here, not in addopts: a pytest run of this checkout without xdist (``canasta run
-    -p no:xdist``) would refuse ``--dist``. xdist starts its workers after this hook."""
-    if getattr(config.option, "dist", None) == "load":
-        config.option.dist = "loadgroup"
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """(xdist) ``-n N`` with the default ``load`` distribution: every test on its own, except the
+    groups above. (xdist's ``--dist loadgroup`` with ``xdist_group`` marks would say the same, but
+    its marks do not reach the scheduler with pytest 9.2's node ids: pytest-xdist issue 1386.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
 
+    class SharedFixtureScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+            return SHARED_FIXTURE_MODULES.get(module, nodeid)
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        fixtures = getattr(item, "fixturenames", ())
-        for (module, fixture), group in SHARED_FIXTURES.items():
-            if item.path.name == module and fixture in fixtures:
-                item.add_marker(pytest.mark.xdist_group(group))
+    return SharedFixtureScheduling(config, log)
