@@ -122,8 +122,31 @@ def test_a_sequence_canasta_scores_the_sequence_bonus_from_the_spec():
 @settings(max_examples=int(os.environ.get("CANASTA_SEQUENCE_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), steps=st.integers(0, 200))
 def test_the_list_is_exactly_the_legal_actions_with_sequences(seed, steps):
-    engine = walk(PALACE, seed, steps, ON)
+    engine = walk_to_sequences(seed, steps)
     check_position(engine, random.Random(seed))
+
+
+def _lists_sequences(engine: ReferenceEngine) -> bool:
+    return any(isinstance(a, Meld) and any(g.sequence for g in a.melds) for a in engine.legal_actions())
+
+
+def walk_to_sequences(seed: int, steps: int) -> ReferenceEngine:
+    """A reachable position with the option on, walked on (at most 150 more steps) to one where
+    some sequence meld is listed, if the hand reaches one: most positions of a random walk list
+    none (the draw phase, an unmelded side short of the minimum)."""
+    engine = walk(PALACE, seed, steps, ON)
+    rng = random.Random(seed)
+    for _ in range(150):
+        if engine.state is None or engine.state.phase == "over" or _lists_sequences(engine):
+            break
+        assert engine.apply(choose(engine, rng)).accepted
+    return engine
+
+
+def test_the_walks_reach_positions_listing_sequences():
+    """The property check above is not vacuous: most of its walks end where sequences are listed."""
+    reached = sum(_lists_sequences(walk_to_sequences(seed, seed % 50)) for seed in range(20))
+    assert reached >= 10
 
 
 def test_a_hand_with_sequences_is_walked_to_its_end_with_exact_lists():
