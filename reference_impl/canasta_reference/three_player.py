@@ -12,11 +12,6 @@ from __future__ import annotations
 from .state import HandState
 
 
-def forms_lone_hand(state: HandState) -> bool:
-    """Whether the player to move becomes the lone hand now (the first pile take of the hand)."""
-    return state.rules.three_player_lone_hand and state.lone_hand is None
-
-
 def form_lone_hand(state: HandState, seat: int) -> None:
     """``seat`` plays alone; the two others pool their melds in the lower seat's area."""
     if not state.rules.three_player_lone_hand or state.lone_hand is not None:
