@@ -628,16 +628,15 @@ class Pages:
         statuses = [*report_statuses(), *sorted(s for s in totals if s not in report_statuses())]
         tiers: dict[str, Counter[str]] = {}
         for result in report.results.values():
-            tier = getattr(result, "tier", None)
-            if tier is not None:
-                tiers.setdefault(str(getattr(tier, "name", tier)), Counter())[result.status] += 1
+            if result.tier is not None:
+                tiers.setdefault(result.tier.name, Counter())[result.status] += 1
         areas = [{"title": self.area_title(area), "page": scenario_area_page(area), "counts": counts, "total": sum(counts.values())}
                  for area, counts in report.counts_by_area(self.site.scenarios).items()]
         by_id = {s.id: s for s in self.site.scenarios}
         self.add(REPORT, "report.md.j2", report=report, engine=f"{caps.name} {caps.version}" if caps else report.engine,
                  spec_version=self.spec.version, statuses=statuses, totals=totals, areas=areas,
                  tiers=[(name, tiers[name]) for name in sorted(tiers, key=lambda t: (t != "core", t))],
-                 citations=[(by_id[r.scenario], c) for r in report.results.values() for c in getattr(r, "citations", ())],
+                 citations=[(by_id[r.scenario], c) for r in report.results.values() for c in r.citations],
                  failures=[(by_id[r.scenario], r) for r in report.results.values() if not r.ok],
                  unsupported=[r for r in report.results.values() if r.status == "unsupported"],
                  rule_count=len(self.spec.rules),
