@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from canasta_conformance.contract.cards import Card, full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import Action, Position
+from canasta_conformance.contract.variant_rules import VariantRules
 from canasta_reference.engine import ReferenceEngine
 
 
@@ -18,6 +19,15 @@ class Hand:
     positions: list[Position] = field(default_factory=list)
 
 
+def random_deal(rules: VariantRules, variant: str, number: int, rng: random.Random) -> DealSetup:
+    """Hand ``number``'s deal: the variant's whole deck shuffled by ``rng``, the deal passing to the
+    left each hand, the first player drawn where the variant draws one."""
+    deck: list[Card] = full_deck(rules.deck_packs, rules.deck_jokers)
+    rng.shuffle(deck)
+    first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
+    return DealSetup(variant, {}, number % rules.players, tuple(deck), first_player=first)
+
+
 def record_hands(count: int, seed: int, variant: str = "classic", positions: bool = False) -> list[Hand]:
     """``count`` hands of self-play: a fresh deal, then uniformly random elements of legal_actions()."""
     engine = ReferenceEngine()
@@ -25,10 +35,7 @@ def record_hands(count: int, seed: int, variant: str = "classic", positions: boo
     rng = random.Random(seed)
     hands = []
     for number in range(count):
-        deck: list[Card] = full_deck(rules.deck_packs, rules.deck_jokers)
-        rng.shuffle(deck)
-        first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
-        hand = Hand(DealSetup(variant, {}, number % rules.players, tuple(deck), first_player=first))
+        hand = Hand(random_deal(rules, variant, number, rng))
         engine.deal(hand.setup)
         while engine.state is not None and engine.state.phase != "over":
             if positions:

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from canasta_conformance.contract.cards import full_deck
-from canasta_conformance.contract.engine_protocol import DealSetup
+from _games import random_deal
+
 
 
 def load(name: str, source: Path, root: Path) -> Any:
@@ -45,10 +45,7 @@ def play(engine_class: Any, variant: str, hands: int, seed: int) -> tuple[float,
     applied = 0
     started = time.process_time()
     for number in range(hands):
-        deck = full_deck(rules.deck_packs, rules.deck_jokers)
-        rng.shuffle(deck)
-        first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
-        engine.deal(DealSetup(variant, {}, number % rules.players, tuple(deck), first_player=first))
+        engine.deal(random_deal(rules, variant, number, rng))
         state = engine.state
         while state.phase != "over":
             choices = engine.legal_actions()

@@ -21,8 +21,7 @@ import statistics
 import time
 from typing import Any
 
-from canasta_conformance.contract.cards import full_deck
-from canasta_conformance.contract.engine_protocol import DealSetup
+from _games import random_deal
 from canasta_conformance.contract.model import Ask
 from canasta_reference.engine import ReferenceEngine
 
@@ -37,10 +36,7 @@ def run(hands: int, seed: int, variant: str, no_ask: bool) -> tuple[float, float
     applied = 0
     started, cpu = time.perf_counter(), time.process_time()
     for number in range(hands):
-        deck = full_deck(rules.deck_packs, rules.deck_jokers)
-        rng.shuffle(deck)
-        first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
-        engine.deal(DealSetup(variant, {}, number % rules.players, tuple(deck), first_player=first))
+        engine.deal(random_deal(rules, variant, number, rng))
         state = engine.state
         for _ in range(MAX_ACTIONS_PER_HAND):
             if state.phase == "over":
