@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from operator import attrgetter
 from typing import NamedTuple
@@ -10,6 +11,7 @@ from typing import NamedTuple
 from canasta_conformance.contract.cards import RANKS, Card
 from canasta_conformance.contract.sequences import is_sequence_key, rank_order, sequence_key, span
 
+from .sequences import touches
 from .state import HandState
 
 _RANK_OF = attrgetter("rank")
@@ -54,13 +56,13 @@ def can_go_out(state: HandState) -> bool:
     melds = state.melds[state.side]
     if rules.meld_sequences:
         # meld.sequences: the side's sequence canastas count; the hand's cards that extend them may
-        # go there (tried as one more way, below); a card that could only start a new sequence
-        # counts as stuck: the answer errs towards "cannot", so a "yes" binds only a player who
-        # can go out without starting a sequence
+        # go there, and runs of the hand may start new sequences (each tried as one more way)
         sequences = {key: cards for key, cards in melds.items() if is_sequence_key(key)}
         extended = _with_sequences_extended(state, sequences)
         if extended is not None and can_go_out(extended):
             return True  # the hand's cards that extend the side's sequences laid there first
+        if any(can_go_out(started) for started in _with_sequence_started(state, sequences)):
+            return True
         canastas_needed -= sum(1 for cards in sequences.values() if len(cards) >= rules.canasta_min_cards)
         melds = {key: cards for key, cards in melds.items() if key not in sequences}
     if _canastas_within_reach(state, naturals, wilds, melds) < canastas_needed:
@@ -176,6 +178,36 @@ def _with_sequences_extended(state: HandState, sequences: dict[str, list[Card]])
     melds = list(state.melds)
     melds[state.side] = side
     return replace(state, hands=hands, melds=melds)
+
+
+def _with_sequence_started(state: HandState, sequences: dict[str, list[Card]]) -> Iterator[HandState]:
+    """The hand after starting one new sequence of the side with a run of its cards (meld.sequence.*:
+    three to seven natural cards of one suit in consecutive rank order, touching no sequence of
+    the side of that suit, meld.sequence.separate). A side that took the pile without having
+    melded is left to the checks above (its initial meld counts the whole laying)."""
+    rules = state.rules
+    if state.took_pile and not state.has_melded(state.side):
+        return
+    held: dict[str, set[int]] = {}
+    for c, n in state.hand.items():
+        if n and c.suit is not None and rules.is_natural(c):
+            held.setdefault(c.suit, set()).add(rank_order(c.rank))
+    for suit, orders in held.items():
+        for low in sorted(orders):
+            run = [Card(_RANK_AT[low], suit)]
+            while len(run) < rules.canasta_min_cards:
+                nxt = rank_order(run[-1].rank) + 1
+                if nxt not in orders or nxt not in _RANK_AT:
+                    break
+                run.append(Card(_RANK_AT[nxt], suit))
+                if rules.sequence_fault(run, new=True) is None and not any(touches(run, seq) for seq in sequences.values()):
+                    hand = state.hand.copy()
+                    hand.subtract(run)
+                    hands = list(state.hands)
+                    hands[state.turn] = +hand
+                    melds = list(state.melds)
+                    melds[state.side] = {**state.melds[state.side], sequence_key(run): list(run)}
+                    yield replace(state, hands=hands, melds=melds)
 
 
 _RANK_AT = {rank_order(rank): rank for rank in RANKS}
