@@ -14,7 +14,11 @@ Actions that combine sequence groups with other groups otherwise are steps of on
 meld followed by the rest. Not listed (and not reachable by steps): an initial meld that needs
 two sequences and another group, or a sequence and several ranks leaving one card or none; and a
 going-out meld that needs a sequence together with another group at once, no part of it being
-legal alone.
+legal alone. And one-rank melds are listed up to suits (eq.suits.irrelevant) even where the suits
+matter to the sequences still to be laid: with 5H 5H 5S 6H 7H and a joker, [5H 5H JK] is listed,
+[5S 5H JK] (which leaves 5H 6H 7H for a sequence in the same meld action) is not. So with this
+option on, legal_actions() is not complete: these moves are legal (apply accepts them) but not
+listed.
 """
 
 from __future__ import annotations
