@@ -56,8 +56,7 @@ def plan_sequences(groups: Sequence[MeldGroup], rules: VariantRules, side_melds:
         cards = list(group.cards)
         if not rules.meld_sequences:
             raise Illegal("eq.no-sequences", f"this variant has no sequences: [{_cards(cards)}]")
-        fault = _group_fault(cards, rules)
-        if fault is not None:
+        if (fault := rules.sequence_cards_fault(cards)) is not None:
             raise Illegal(*fault)
         near = [i for i, (_, seq) in enumerate(working) if touches(cards, seq)]
         if len(near) > 1:
@@ -88,18 +87,6 @@ def plan_sequences(groups: Sequence[MeldGroup], rules: VariantRules, side_melds:
         elif before != key:
             plan.renamed.append((before, key))
     return plan
-
-
-def _group_fault(cards: list[Card], rules: VariantRules) -> tuple[str, str] | None:
-    """The group's own cards: natural, of one suit, of distinct ranks (meld.sequence.naturals-only,
-    meld.sequence.one-suit, meld.sequence.consecutive)."""
-    if any(not rules.is_natural(c) for c in cards):
-        return ("meld.sequence.naturals-only", f"a sequence holds natural cards only (no wild card, no three): [{_cards(cards)}]")
-    if len({c.suit for c in cards}) > 1:
-        return ("meld.sequence.one-suit", f"a sequence is of one suit: [{_cards(cards)}]")
-    if len({c.rank for c in cards}) < len(cards):
-        return ("meld.sequence.consecutive", f"a sequence holds one card of each rank: [{_cards(cards)}]")
-    return None
 
 
 def is_sequence_canasta(key: str, cards: Sequence[Card], rules: VariantRules) -> bool:

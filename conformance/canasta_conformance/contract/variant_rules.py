@@ -260,16 +260,26 @@ class VariantRules:
             return Fault("meld.wild-ratio", f"wild cards may not outnumber natural cards: [{_tokens(cards)}]")
         return None
 
+    def sequence_cards_fault(self, cards: Sequence[Card]) -> Fault | None:
+        """meld.sequence.naturals-only, meld.sequence.one-suit, meld.sequence.consecutive: what
+        any cards laid into a sequence must be, before they are joined to it: natural cards of one
+        suit, one card of each rank."""
+        if any(not self.is_natural(c) for c in cards):
+            return Fault("meld.sequence.naturals-only", f"a sequence holds natural cards only (no wild card, no three): [{_tokens(cards)}]")
+        if len({c.suit for c in cards}) > 1:
+            return Fault("meld.sequence.one-suit", f"a sequence is of one suit: [{_tokens(cards)}]")
+        if len({c.rank for c in cards}) < len(cards):
+            return Fault("meld.sequence.consecutive", f"a sequence holds one card of each rank: [{_tokens(cards)}]")
+        return None
+
     def sequence_fault(self, cards: Sequence[Card], new: bool) -> Fault | None:
         """meld.sequence.*: what a sequence must be (``cards`` the whole sequence after the
         action; ``new``: started by it): natural cards only, one suit, distinct ranks in
         consecutive order, at least meld.min_cards when started, at most a canasta's cards."""
         if not self.meld_sequences:
             return Fault("eq.no-sequences", f"this variant has no sequences: [{_tokens(cards)}]")
-        if any(not self.is_natural(c) for c in cards):
-            return Fault("meld.sequence.naturals-only", f"a sequence holds natural cards only (no wild card, no three): [{_tokens(cards)}]")
-        if len({c.suit for c in cards}) > 1:
-            return Fault("meld.sequence.one-suit", f"a sequence is of one suit: [{_tokens(cards)}]")
+        if (fault := self.sequence_cards_fault(cards)) is not None:
+            return fault
         if not sequences.is_run(cards, self.is_natural):
             return Fault("meld.sequence.consecutive", f"a sequence runs in consecutive rank order, one card of each rank: [{_tokens(cards)}]")
         if new and len(cards) < self.meld_min_cards:
