@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from operator import attrgetter
@@ -15,6 +16,8 @@ from .sequences import touches
 from .state import HandState
 
 _RANK_OF = attrgetter("rank")
+#: the rank at each place of a sequence's rank order
+_RANK_AT = {rank_order(rank): rank for rank in RANKS}
 
 
 class _Target(NamedTuple):
@@ -158,11 +161,7 @@ def _with_sequences_extended(state: HandState, sequences: dict[str, list[Card]])
             order = start
             while len(run) < rules.canasta_min_cards and order in _RANK_AT:
                 c = Card(_RANK_AT[order], suit)
-                touches_other = any(
-                    other[0].suit == suit and span(other)[0] - 1 <= order <= span(other)[1] + 1
-                    for k, other in runs.items() if k != key
-                )
-                if not hand[c] or not rules.is_natural(c) or touches_other:
+                if not hand[c] or not rules.is_natural(c) or any(touches([c], other) for k, other in runs.items() if k != key):
                     break
                 hand[c] -= 1
                 run.append(c)
@@ -171,13 +170,7 @@ def _with_sequences_extended(state: HandState, sequences: dict[str, list[Card]])
             laid = True
             del side[key]
             side[sequence_key(run)] = run
-    if not laid:
-        return None
-    hands = list(state.hands)
-    hands[state.turn] = +hand
-    melds = list(state.melds)
-    melds[state.side] = side
-    return replace(state, hands=hands, melds=melds)
+    return _after_laying(state, hand, side) if laid else None
 
 
 def _with_sequence_started(state: HandState, sequences: dict[str, list[Card]]) -> Iterator[HandState]:
@@ -197,17 +190,21 @@ def _with_sequence_started(state: HandState, sequences: dict[str, list[Card]]) -
             run = [Card(_RANK_AT[low], suit)]
             while len(run) < rules.canasta_min_cards:
                 nxt = rank_order(run[-1].rank) + 1
-                if nxt not in orders or nxt not in _RANK_AT:
+                if nxt not in orders:
                     break
                 run.append(Card(_RANK_AT[nxt], suit))
                 if rules.sequence_fault(run, new=True) is None and not any(touches(run, seq) for seq in sequences.values()):
                     hand = state.hand.copy()
                     hand.subtract(run)
-                    hands = list(state.hands)
-                    hands[state.turn] = +hand
-                    melds = list(state.melds)
-                    melds[state.side] = {**state.melds[state.side], sequence_key(run): list(run)}
-                    yield replace(state, hands=hands, melds=melds)
+                    yield _after_laying(state, hand, {**state.melds[state.side], sequence_key(run): list(run)})
 
 
-_RANK_AT = {rank_order(rank): rank for rank in RANKS}
+def _after_laying(state: HandState, hand: Counter[Card], side_melds: dict[str, list[Card]]) -> HandState:
+    """A copy of the position in which the player to move holds ``hand`` and the side's melds are
+    ``side_melds`` (for trying a way of going out; the position itself is not changed)."""
+    hands = list(state.hands)
+    hands[state.turn] = +hand
+    melds = list(state.melds)
+    melds[state.side] = side_melds
+    return replace(state, hands=hands, melds=melds)
+
