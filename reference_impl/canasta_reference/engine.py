@@ -43,7 +43,7 @@ from .going_out import can_go_out
 from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, plan_melds, remove_card, remove_from_hand
 from .movegen import Facts, take_actions
 from .movegen import legal_actions as list_legal_actions
-from .penalties import PenaltyCommit, table_penalty
+from .penalties import PenaltyCommit, penalise_or_raise
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
 from .scoring import score_hand
 from .sequences import check_take_lays_no_sequence
@@ -271,10 +271,7 @@ class ReferenceEngine:
         try:
             return self._meld_checked(state, action, taken)
         except Illegal as offence:
-            penalty = table_penalty(state, offence)  # penalty.illegal-meld and the like
-            if penalty is None:
-                raise
-            return PenaltyCommit(state, penalty, offence)
+            return penalise_or_raise(state, offence)  # penalty.illegal-meld and the like
 
     def _meld_checked(self, state: HandState, action: Meld, taken: Counter[Card]) -> Commit:
         rules = state.rules
@@ -341,10 +338,7 @@ class ReferenceEngine:
             try:
                 self._check_may_go_out(state, state.canastas(state.side))
             except Illegal as offence:
-                penalty = table_penalty(state, offence)  # penalty.out-without-canasta
-                if penalty is None:
-                    raise
-                return PenaltyCommit(state, penalty, offence)
+                return penalise_or_raise(state, offence)  # penalty.out-without-canasta
         elif state.question == "yes" and can_go_out(state):
             raise Illegal("out.ask.binding", "partner said yes: the player must go out this turn")
 

@@ -51,3 +51,12 @@ class PenaltyCommit:
 
     def __call__(self) -> None:
         self.state.penalties.append(self.penalty)
+
+
+def penalise_or_raise(state: HandState, offence: Illegal) -> PenaltyCommit:
+    """penalty.*: where the table charges a penalty for ``offence``, the commit that charges it;
+    elsewhere the offence is raised again (the action is refused)."""
+    penalty = table_penalty(state, offence)
+    if penalty is None:
+        raise offence
+    return PenaltyCommit(state, penalty, offence)
