@@ -17,7 +17,7 @@ from canasta_conformance.contract.model import Discard, Meld, MeldGroup, Positio
 from canasta_conformance.contract.spec import load_spec, read_spec
 from canasta_reference.engine import ReferenceEngine
 
-RULE_MODULES = ["engine", "melds", "pile", "scoring", "setup", "going_out", "state", "movegen", "special_hands",
+RULE_MODULES = ["engine", "melds", "pile", "scoring", "setup", "going_out", "state", "movegen", "position_facts", "move_rules", "initial_melds", "special_hands",
                 "sequences", "sequence_moves"]
 
 

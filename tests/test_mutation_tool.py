@@ -50,7 +50,7 @@ def test_a_sample_of_mutants_is_killed_and_the_engine_restored(mutate):
 def test_a_mutant_of_a_memoised_function_is_not_served_from_the_cache(mutate):
     """_wild_vectors memoises its answers in a module-level dict that the reference filled while
     the corpus ran: the tool empties it around each mutant, so the mutant's own answers count."""
-    mutant = next(m for m in mutate.list_mutants(("movegen",)) if m.function == "_wild_vectors" and m.operator == "compare:0")
+    mutant = next(m for m in mutate.list_mutants(("position_facts",)) if m.function == "_wild_vectors" and m.operator == "compare:0")
     mutate._init_worker()
     mutate._CORPUS.first_failure()  # the reference fills the cache
     assert mutate.run_mutant(mutant)["status"] == "killed"

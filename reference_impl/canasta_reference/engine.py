@@ -41,10 +41,11 @@ from . import __version__
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
 from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, plan_melds, remove_card, remove_from_hand
-from .movegen import Facts, take_actions
 from .movegen import legal_actions as list_legal_actions
+from .movegen import take_actions
 from .penalties import PenaltyCommit, penalise_or_raise
 from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
+from .position_facts import Facts
 from .scoring import score_hand
 from .sequences import check_take_lays_no_sequence
 from .setup import deal_hand, expose_red_threes

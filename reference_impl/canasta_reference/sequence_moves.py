@@ -8,7 +8,7 @@ apply to them). What is listed (the documented equivalence of :mod:`canasta_refe
   end or both;
 * the initial meld of one sequence group with new melds of one rank (any of their legal forms),
   or of two sequence groups, every group needed to reach the minimum (with two melds of one rank
-  or more: those that leave the player two cards or more, as in movegen's initial_meld_sets).
+  or more: those that leave the player two cards or more, as in initial_melds.initial_meld_sets).
 
 Actions that combine sequence groups with other groups otherwise are steps of one turn: a listed
 meld followed by the rest. Not listed (and not reachable by steps): an initial meld that needs
@@ -31,9 +31,11 @@ from canasta_conformance.contract.cards import Card, sort_cards
 from canasta_conformance.contract.model import Meld, MeldGroup
 from canasta_conformance.contract.sequences import rank_order, span
 
+from .initial_melds import _new_meld_options, initial_meld_sets
+from .position_facts import Facts
+
 if TYPE_CHECKING:
     from .engine import ReferenceEngine
-    from .movegen import Facts
 
 
 def _runs_in_hand(f: Facts) -> dict[str, dict[int, Card]]:
@@ -113,8 +115,6 @@ def sequence_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
 def _initial_with_ranks(engine: ReferenceEngine, f: Facts, g: MeldGroup, value: int) -> Iterator[Meld]:
     """initial.table: the sequence ``g`` (counting ``value``, short of the minimum) with new melds
     of one rank from the rest of the hand, every group needed to reach the minimum."""
-    from .movegen import Facts, _new_meld_options, initial_meld_sets
-
     state = f.state
     rest = state.hand.copy()
     rest.subtract(g.cards)

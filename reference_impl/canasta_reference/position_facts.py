@@ -1,0 +1,224 @@
+"""What the move generator knows about a position, computed once: the hand as count vectors
+(the naturals of each rank and the wild cards of each kind, in canonical card order), the side's
+melds and the position's facts (minimum, closed ranks, the wild-card meld), and the parts an action
+lays on one rank (:class:`Part`). The generator (:mod:`canasta_reference.movegen`) and its rule
+predicates (:mod:`canasta_reference.move_rules`) read it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from itertools import chain, product
+
+from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS, TOKENS, Card, card, sort_key
+from canasta_conformance.contract.model import WILD_MELD, MeldGroup
+
+from .sequences import side_sequences
+from .state import HandState
+
+SORT_KEY: dict[Card, tuple[int, int]] = {card(token): sort_key(card(token)) for token in TOKENS}
+_ORDINAL: dict[Card, int] = {c: i for i, c in enumerate(sorted(SORT_KEY, key=SORT_KEY.__getitem__))}  # canonical order
+CARDS_OF_RANK: dict[str, list[Card]] = {}  # rank -> its cards (every suit)
+for _c in SORT_KEY:
+    CARDS_OF_RANK.setdefault(_c.rank, []).append(_c)
+GROUP_ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
+
+WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
+
+
+class Part:
+    """What an action lays on one rank: ``k`` naturals from the hand (and the pile's top card when
+    ``top``) and ``wilds`` wild cards by kind; ``value`` counts the cards from the hand."""
+
+    __slots__ = ("cards", "k", "n_wilds", "rank", "top", "value", "wilds")
+
+    def __init__(self, rank: str, k: int, wilds: WildVector, n_wilds: int, value: int, top: bool = False) -> None:
+        self.rank = rank
+        self.k = k
+        self.wilds = wilds
+        self.n_wilds = n_wilds
+        self.top = top
+        self.value = value
+        self.cards = k + n_wilds  # how many cards it takes from the hand
+
+
+_VECTORS: dict[tuple[WildVector, int], list[tuple[WildVector, int]]] = {}
+
+
+def _wild_vectors(avail: WildVector, cap: int) -> list[tuple[WildVector, int]]:
+    """Every vector of at most ``avail`` cards of each kind, at most ``cap`` in all, fewest first."""
+    vectors = _VECTORS.get((avail, cap))
+    if vectors is None:
+        ranges = [range(min(n, cap) + 1) for n in avail]
+        vectors = sorted(((v, sum(v)) for v in product(*ranges) if sum(v) <= cap), key=lambda vn: vn[1])
+        _VECTORS[(avail, cap)] = vectors
+    return vectors
+
+
+WildTable = tuple[list[tuple[WildVector, int, int]], list[list[tuple[WildVector, int, tuple[Card, ...]]]]]
+_WILD_TABLES: dict[tuple[tuple[tuple[Card, ...], ...], tuple[int, ...], int], WildTable] = {}
+
+
+def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int) -> WildTable:
+    """The choices of at most ``cap`` of the wild cards ``kinds`` (by kind, canonical order, each
+    kind counting its value): as (vector, how many, their count), fewest first, and grouped by how
+    many cards they hold as (vector, count, the canonical cards). The same wild cards come back
+    hand after hand, so the table is built once for each."""
+    key = (tuple(map(tuple, kinds)), tuple(values), cap)
+    table = _WILD_TABLES.get(key)
+    if table is None:
+        avail = tuple(len(cards) for cards in kinds)
+        choices = [(v, n, sum(k * w for k, w in zip(v, values, strict=True))) for v, n in _wild_vectors(avail, cap)]
+        grouped: list[list[tuple[WildVector, int, tuple[Card, ...]]]] = [[] for _ in range(cap + 1)]
+        for vector, n, value in choices:
+            cards: tuple[Card, ...] = ()
+            for i, k in enumerate(vector):
+                if k:
+                    cards += tuple(kinds[i][:k])
+            grouped[n].append((vector, value, cards))
+        table = _WILD_TABLES[key] = (choices, grouped)
+    return table
+
+
+
+class Facts:
+    """Everything the generator needs about a position, computed once: the hand as count vectors
+    (naturals by rank, wild cards by kind, both in canonical card order) and the side's melds."""
+
+    def __init__(self, state: HandState) -> None:
+        rules = state.rules
+        self.state = state
+        self.rules = rules
+        self.side = state.side
+        self.melds = state.melds[self.side]
+        self.melded = bool(self.melds)
+        #: the side's sequences (meld.sequences), kept apart from its melds of one rank
+        self.sequences: dict[str, list[Card]] = {}
+        if rules.meld_sequences:
+            self.sequences = side_sequences(self.melds)
+            if self.sequences:
+                self.melds = {rank: cards for rank, cards in self.melds.items() if rank not in self.sequences}
+        self.minimum = 0 if self.melded else state.initial_minimum()
+        hand = state.hand
+        #: the hand's distinct cards in canonical order (sorted once; ranks come out grouped)
+        counted = sorted([(_ORDINAL[c], c, n) for c, n in hand.items() if n])
+        self.distinct: list[Card] = [c for _, c, _ in counted]
+        self.naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
+        wild_cards: dict[str, list[Card]] = {}
+        wild_ranks = rules.cards_wild_ranks
+        red_threes = size = 0
+        last = ""  # the rank of the group being filled (cards of a rank come together)
+        same: list[Card] = []
+        for _, c, n in counted:
+            size += n
+            rank = c.rank
+            if rank == last:
+                same += [c] * n
+            elif rank == "3":  # red and black threes interleave in suit order
+                if c.suit in RED_SUITS:
+                    red_threes += n
+                else:
+                    self.naturals.setdefault(rank, []).extend([c] * n)
+            else:
+                last = rank
+                same = [c] * n
+                (wild_cards if rank in wild_ranks else self.naturals)[rank] = same
+        self.red_threes = red_threes
+        self.hand_size = size
+        self.wild_kinds: list[list[Card]] = list(wild_cards.values())
+        #: the hand's wild cards, in canonical order by kind
+        self.wild_key: tuple[Card, ...] = tuple(chain.from_iterable(self.wild_kinds))
+        self.wild_values: list[int] = [rules.value(cards[0]) for cards in self.wild_kinds]
+        self.wild_avail: WildVector = tuple(map(len, self.wild_kinds))
+        self.no_wilds: WildVector = (0,) * len(self.wild_kinds)
+        self.wilds_first = not wild_cards or not self.naturals or _RANK_ORDER[[*wild_cards][-1]] < _RANK_ORDER[next(iter(self.naturals))]
+        self.top_value = 0  # the pile's top card, when takes are generated
+        self._choices: dict[int, list[tuple[WildVector, int, int]]] = {}
+        self._by_count: dict[int, list[list[tuple[WildVector, int, tuple[Card, ...]]]]] = {}
+        self._meld_wilds: dict[str, int] | None = None
+        self._canastas: int | None = None
+        # Modern American (each fact is empty or false where the variant lacks the rule)
+        size = rules.canasta_min_cards
+        self.max_cards = rules.meld_max_cards if rules.meld_max_cards is not None else sys.maxsize
+        self.closed: frozenset[str] = frozenset(
+            rank for melds in state.melds for rank, cards in melds.items() if len(cards) >= size
+        ) if rules.meld_closed_rank_after_canasta else frozenset()
+        wild_meld = self.melds.get(WILD_MELD)
+        self.wild_meld_size = len(wild_meld) if wild_meld is not None else 0
+        self.wild_meld_open = wild_meld is not None and len(wild_meld) < size  # modern.wild-meld.blocks-wilds
+        self.talon_after = bool(state.talons) and not state.turn_card_drawn() and (state.talon_owed() or not self.melded)
+        # the initial meld differs from later melds (modern.aces.wilds-initial-only, modern.meld.wild-after-five,
+        # modern.initial.natural-meld, the wild-card meld): such an initial meld is generated as a whole
+        #: the variant restricts where wild cards go (modern_wilds_allowed has something to check)
+        self.wild_places_ruled = (
+            rules.meld_wild_meld_blocks_wilds or rules.meld_sevens_no_wilds
+            or rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None
+        )
+        self.initial_apart = not self.melded and (
+            rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None
+            or rules.initial_meld_natural_meld_required or rules.meld_wild_only_melds
+        )
+
+    @property
+    def meld_wilds(self) -> dict[str, int]:
+        if self._meld_wilds is None:
+            wild = self.rules.cards_wild_ranks
+            self._meld_wilds = {rank: sum(1 for c in cards if c.rank in wild) for rank, cards in self.melds.items()}
+        return self._meld_wilds
+
+    @property
+    def canastas(self) -> int:
+        if self._canastas is None:
+            need = self.rules.canasta_min_cards
+            self._canastas = sum(1 for melds in (self.melds, self.sequences) for cards in melds.values() if len(cards) >= need)
+        return self._canastas
+
+    def wild_choices(self, cap: int) -> list[tuple[WildVector, int, int]]:
+        """Every choice of at most ``cap`` wild cards by kind from the hand, fewest first, as
+        (vector, how many, their count)."""
+        choices = self._choices.get(cap)
+        if choices is None:
+            choices = _wild_table(self.wild_kinds, self.wild_values, cap)[0]
+            self._choices[cap] = choices
+        return choices
+
+    def wilds_by_count(self, cap: int) -> list[list[tuple[WildVector, int, tuple[Card, ...]]]]:
+        """The wild-card choices of :meth:`wild_choices` grouped by how many cards they hold, each as
+        (vector, count, the canonical cards)."""
+        grouped = self._by_count.get(cap)
+        if grouped is None:
+            grouped = _wild_table(self.wild_kinds, self.wild_values, cap)[1]
+            self._by_count[cap] = grouped
+        return grouped
+
+    def natural_value(self, rank: str) -> int:
+        cards = self.naturals.get(rank)
+        return self.rules.value(cards[0]) if cards else 0
+
+    def part(self, rank: str, k: int, choice: tuple[WildVector, int, int], top: bool = False) -> Part:
+        return Part(rank, k, choice[0], choice[1], k * self.natural_value(rank) + choice[2], top)
+
+    def cards(self, rank: str, k: int, wilds: WildVector, offsets: Sequence[int] = ()) -> tuple[Card, ...]:
+        """The canonical cards: the first ``k`` naturals of the rank, and wild cards of each kind
+        from ``offsets`` on (those the action's earlier groups have not used)."""
+        cards: list[Card] = []
+        for i, n in enumerate(wilds):
+            if n:
+                start = offsets[i] if offsets else 0
+                cards += self.wild_kinds[i][start:start + n]
+        if k:
+            cards += self.naturals[rank][:k]
+        if not self.wilds_first:
+            cards.sort(key=SORT_KEY.__getitem__)
+        return tuple(cards)
+
+    def groups(self, parts: Sequence[Part], offsets: Sequence[int] = ()) -> tuple[MeldGroup, ...]:
+        """The groups of an action in canonical rank order, each with its own wild cards."""
+        used = list(offsets) if offsets else [0] * len(self.wild_kinds)
+        out = []
+        for part in sorted(parts, key=lambda p: GROUP_ORDER[p.rank]):
+            tag = part.rank if part.k == 0 and not part.top and part.rank != WILD_MELD else None
+            out.append(MeldGroup(self.cards(part.rank, part.k, part.wilds, used), tag))
+            used = [u + n for u, n in zip(used, part.wilds, strict=True)]
+        return tuple(out)
+
