@@ -278,7 +278,7 @@ def test_a_broken_scenario_file_is_a_problem_and_the_others_still_get_pages(tmp_
     assert any("pile-broken.yaml" in problem for problem in site.problems)
     assert "scenarios/pile/pile-wild-top-blocks-take.md" in site.pages
     assert "scenarios/pile/pile-broken.md" not in site.pages
-    assert site.report is not None and site.report.results["pile-wild-top-blocks-take"].status == "passed"
+    assert site.corpus_run is not None and site.corpus_run.results["pile-wild-top-blocks-take"].status == "passed"
     page = site.fill(site.pages["scenarios/pile/pile-wild-top-blocks-take.md"])
     assert page.count('data-card="2C"') >= 1 and "<!--cc:" not in page
 
@@ -312,7 +312,7 @@ def test_the_report_page_shows_tiers_and_the_citations(tmp_path):
     page = site.pages["reference/conformance-report.md"]
     assert "| area | passed | failed | error | unsupported | rule-differs | total |" in page
     tiers = page[page.index("## By tier"):page.index("## Citations")]
-    results = site.report.results.values() if site.report else []
+    results = site.corpus_run.results.values() if site.corpus_run else []
     for tier in ("core", "reading"):
         count = sum(1 for r in results if r.tier is not None and r.tier.name == tier)
         if count:

@@ -46,7 +46,7 @@ from .links import (
     table_cell,
     variant_page,
 )
-from .runs import Report, Trace, report_statuses, run_report
+from .runs import CorpusRun, Trace, report_statuses, run_corpus
 from .schemadoc import SchemaFile, SchemaWriter, schema_files
 from .templating import render, templates
 
@@ -66,7 +66,7 @@ class Site:
     #: generated pages reachable by links but left out of the navigation (one page per scenario)
     not_in_nav: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
-    report: Report | None = None
+    corpus_run: CorpusRun | None = None
     linker: Linker | None = None
     #: drawn HTML kept out of the Markdown: pages hold a placeholder that :meth:`fill` replaces
     stash: list[str] = field(default_factory=list)
@@ -109,7 +109,7 @@ def build_site(
     scenarios.sort(key=lambda s: (_area_order(spec, s.area), s.id))
     site = Site(spec, scenarios, problems=[str(p) for p in problems])
     site.linker = Linker({r.id: r.area for r in spec.rules.values()}, spec.parameters, spec.conflicts, directory_urls)
-    site.report = run_report(scenarios, engine or default_engine(), engine_label)
+    site.corpus_run = run_corpus(scenarios, engine or default_engine(), engine_label)
     Pages(site, schema_files(schemas or schema_dir())).write()
     return site
 
@@ -280,7 +280,7 @@ class Pages:
         self.site = site
         self.spec = site.spec
         self.linker = site.linker or Linker({})
-        self.traces: Mapping[str, Trace] = site.report.traces if site.report else {}
+        self.traces: Mapping[str, Trace] = site.corpus_run.traces if site.corpus_run else {}
         self.schemas = SchemaWriter(schemas)
         self.scenarios_by_rule: dict[str, list[Scenario]] = defaultdict(list)
         self.scenarios_by_area: dict[str, list[Scenario]] = defaultdict(list)
@@ -417,7 +417,7 @@ class Pages:
         return out
 
     def variants_page(self) -> None:
-        report = self.site.report
+        report = self.site.corpus_run
         caps = report.capabilities if report else None
         plays = [v for v in self.variant_order if caps and v in caps.variants]
         engine = None
@@ -546,7 +546,7 @@ class Pages:
         self.site.not_in_nav.add(page)
         table = self.table_for(scenario)
         traced = self.traces.get(scenario.id)
-        result = self.site.report.results.get(scenario.id) if self.site.report else None
+        result = self.site.corpus_run.results.get(scenario.id) if self.site.corpus_run else None
         slot = self.site.slot
         start_html = deck_html = dealt_html = ""
         if scenario.position is not None:
@@ -619,7 +619,7 @@ class Pages:
         self.site.sections[SCHEMAS_INDEX] = nav
 
     def report_page(self) -> None:
-        report = self.site.report
+        report = self.site.corpus_run
         if report is None:
             self.add(REPORT, "report.md.j2", report=None)
             return

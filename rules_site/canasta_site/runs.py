@@ -65,8 +65,8 @@ class Trace:
 
 
 @dataclass
-class Report:
-    """Results of one engine on the corpus, with the positions it went through."""
+class CorpusRun:
+    """One engine run over the corpus: its results, with the positions it went through."""
 
     engine: str
     capabilities: Capabilities | None
@@ -144,13 +144,13 @@ class Recorder:
         return Trace(self.start, tuple(after), self.error)
 
 
-def run_report(scenarios: Iterable[Scenario], factory: EngineFactory, label: str) -> Report:
+def run_corpus(scenarios: Iterable[Scenario], factory: EngineFactory, label: str) -> CorpusRun:
     """Run every scenario once, with a fresh engine after each error (as the CLI does), keeping
     the result and the positions the engine went through."""
     started = time.perf_counter()
     engine: Engine | None = None
     capabilities: Capabilities | None = None
-    report = Report(label, None)
+    run = CorpusRun(label, None)
     for scenario in scenarios:
         if engine is None:
             engine = factory()
@@ -161,10 +161,10 @@ def run_report(scenarios: Iterable[Scenario], factory: EngineFactory, label: str
                 result = run_scenario(scenario, recorder, capabilities)
         except ScenarioTimeout as error:  # raised between two guarded engine calls
             result = Result(scenario.id, "error", str(error), rules=scenario.rules)
-        report.results[scenario.id] = result
-        report.traces[scenario.id] = recorder.trace(scenario)
+        run.results[scenario.id] = result
+        run.traces[scenario.id] = recorder.trace(scenario)
         if result.status == "error":
             engine = None
-    report.capabilities = capabilities
-    report.seconds = time.perf_counter() - started
-    return report
+    run.capabilities = capabilities
+    run.seconds = time.perf_counter() - started
+    return run
