@@ -1,6 +1,6 @@
 """The conformance suite's own speed: plugin import time, CPU per scenario, and when xdist pays.
 
-    python benchmarks/suite_speed.py [--runs 5] [--sizes 400,1000,2000] [--project-suite] [--json]
+    python benchmarks/suite_speed.py [--runs 5] [--sizes 400,1000,2000] [--compare CHECKOUT] [--project-suite] [--json]
 
 Every figure is the median of --runs runs, each in a fresh process, and is printed after a
 one-line description of how it was measured:
@@ -44,9 +44,10 @@ IMPORT_CODE = (
 )
 
 
-def environment() -> dict[str, str]:
+def environment(root: Path = ROOT) -> dict[str, str]:
+    """The environment of a pytest run importing the harness and the engine of the checkout ``root``."""
     env = dict(os.environ)
-    paths = [str(ROOT / "conformance"), str(ROOT / "reference_impl")]
+    paths = [str(root / "conformance"), str(root / "reference_impl")]
     env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.pop("PYTEST_ADDOPTS", None)
     return env
@@ -95,20 +96,29 @@ def run_pytest(folder: Path, env: dict[str, str], *args: str) -> tuple[float, fl
     return wall, cpu
 
 
-def cpu_per_scenario(runs: int, env: dict[str, str], work: Path) -> dict[str, float]:
+def cpu_per_scenario(runs: int, env: dict[str, str], work: Path, others: dict[str, dict[str, str]] | None = None) -> dict[str, object]:
+    """CPU per scenario of this checkout, and of each of ``others`` (label -> environment) measured
+    in the same minutes: every round runs each checkout in turn (A B A B ...)."""
     corpus, single = work / "corpus", work / "single"
     count = copy_corpus(corpus)
     copy_corpus(single, limit=1)
-    cold, warm = [], []
+    checkouts = {"this": env, **(others or {})}
+    cold: dict[str, list[float]] = {label: [] for label in checkouts}
+    warm: dict[str, list[float]] = {label: [] for label in checkouts}
     for run in range(runs):
-        cache = work / f"cache-{run}"
-        run_env = {**env, "CANASTA_CACHE_DIR": str(cache)}
-        _, base = run_pytest(single, {**run_env, "CANASTA_CACHE_DIR": str(work / f"single-cache-{run}")}, "-n", "0")
-        _, full_cold = run_pytest(corpus, run_env, "-n", "0")
-        _, full_warm = run_pytest(corpus, run_env, "-n", "0")
-        cold.append((full_cold - base) / (count - 1))
-        warm.append((full_warm - base) / (count - 1))
-    return {"scenarios": count, "cold_ms": statistics.median(cold) * 1e3, "warm_ms": statistics.median(warm) * 1e3}
+        for index, (label, checkout_env) in enumerate(checkouts.items()):
+            run_env = {**checkout_env, "CANASTA_CACHE_DIR": str(work / f"cache-{index}-{run}")}
+            _, base = run_pytest(single, {**run_env, "CANASTA_CACHE_DIR": str(work / f"single-cache-{index}-{run}")}, "-n", "0")
+            _, full_cold = run_pytest(corpus, run_env, "-n", "0")
+            _, full_warm = run_pytest(corpus, run_env, "-n", "0")
+            cold[label].append((full_cold - base) / (count - 1))
+            warm[label].append((full_warm - base) / (count - 1))
+    figures: dict[str, object] = {"scenarios": count}
+    for label in checkouts:
+        prefix = "" if label == "this" else f"{label}_"
+        figures[f"{prefix}cold_ms"] = statistics.median(cold[label]) * 1e3
+        figures[f"{prefix}warm_ms"] = statistics.median(warm[label]) * 1e3
+    return figures
 
 
 def xdist_scaling(sizes: list[int], runs: int, env: dict[str, str], work: Path) -> list[dict[str, float]]:
@@ -131,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="400,1000,2000", help="corpus sizes for the xdist comparison ('' to skip)")
     parser.add_argument("--project-suite", action="store_true", help="also time the README's test command")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--compare", metavar="CHECKOUT", default=None,
+        help="another checkout (e.g. `git worktree add /tmp/before <commit>`): its CPU per scenario is measured in "
+        "the same rounds, alternating with this one's, on the same corpus",
+    )
     args = parser.parse_args(argv)
     env = environment()
     figures: dict[str, object] = {
@@ -143,10 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"plugin import: {figures['plugin_import_ms']:.1f} ms")
     with tempfile.TemporaryDirectory(prefix="canasta-suite-speed-") as tmp:
         work = Path(tmp)
-        per = cpu_per_scenario(args.runs, env, work)
+        others = {"compared": environment(Path(args.compare).resolve())} if args.compare else None
+        per = cpu_per_scenario(args.runs, env, work, others)
         figures["cpu_per_scenario"] = per
-        print(f"CPU per scenario, in-process ({per['scenarios']:.0f} scenarios): cold cache {per['cold_ms']:.2f} ms, "
+        print(f"CPU per scenario, in-process ({per['scenarios']}): cold cache {per['cold_ms']:.2f} ms, "
               f"warm cache {per['warm_ms']:.2f} ms")
+        if args.compare:
+            print(f"  {args.compare}, same rounds: cold cache {per['compared_cold_ms']:.2f} ms, "
+                  f"warm cache {per['compared_warm_ms']:.2f} ms")
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
         if sizes:
             print("method: wall time of `pytest -n 0` and `pytest -n 2` over the corpus copied to each size, warm cache")

@@ -9,8 +9,10 @@ counts in canonical order.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
+from types import MappingProxyType
 from typing import Literal
 
 from .errors import CanastaError
@@ -47,10 +49,11 @@ class Card:
     def __hash__(self) -> int:  # cards are hashed in every multiset operation: compute it once
         return self._hash
 
-    def __reduce__(self) -> tuple[type[Card], tuple[str, str | None]]:
-        """Pickled by rank and suit: the cached hash is rebuilt in the process that loads it
-        (string hashes differ between processes)."""
-        return (Card, (self.rank, self.suit))
+    def __reduce__(self) -> tuple[Callable[[str], Card], tuple[str]]:
+        """Pickled as its token and unpickled as the one canonical card of that token (see
+        :func:`card`): the cached hash is the loading process's (string hashes differ between
+        processes), and a cached scenario's cards are shared, not built again one by one."""
+        return (card, (self.token,))
 
     @property
     def token(self) -> str:
@@ -169,7 +172,14 @@ def full_deck(packs: int = 2, jokers: int = 4) -> list[Card]:
     return [c for c, n in sorted(deck_multiplicity(packs, jokers).items(), key=lambda kv: sort_key(kv[0])) for _ in range(n)]
 
 
+@cache
+def _deck_counts(packs: int, jokers: int) -> Mapping[Card, int]:
+    """:func:`deck_multiplicity`, built once per deck and never changed (read-only callers)."""
+    return MappingProxyType(dict(deck_multiplicity(packs, jokers)))
+
+
 def excess_cards(counts: Counter[Card], packs: int = 2, jokers: int = 4) -> list[tuple[Card, int, int]]:
     """Cards that occur more often than the deck holds them: (card, seen, allowed)."""
-    allowed = deck_multiplicity(packs, jokers)
-    return [(c, n, allowed[c]) for c, n in sorted(counts.items(), key=lambda kv: sort_key(kv[0])) if n > allowed[c]]
+    allowed = _deck_counts(packs, jokers)
+    excess = [(c, n, allowed.get(c, 0)) for c, n in counts.items() if n > allowed.get(c, 0)]
+    return sorted(excess, key=lambda found: sort_key(found[0])) if len(excess) > 1 else excess

@@ -47,13 +47,11 @@ def entry_from_test_report(report: Any) -> ReportEntry | None:
     if not isinstance(report, pytest.TestReport):
         return None
     data = recorded_result(report)
-    if data is None:
+    if data is None or (report.when != "call" and not (report.when == "setup" and data.get("status") == "error")):
         return None
     from .report import ReportEntry
 
     entry = ReportEntry.from_json(data)
-    if report.when != "call" and not (report.when == "setup" and entry.status == "error"):
-        return None
     if report.skipped and getattr(report, "wasxfail", None) is not None:
         return replace(entry, status="xfail")
     if entry.known_failure is not None and report.failed and entry.status == "passed":
