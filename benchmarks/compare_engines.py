@@ -30,7 +30,6 @@ from typing import Any
 from _games import random_deal
 
 
-
 def load(name: str, source: Path, root: Path) -> Any:
     """The ReferenceEngine class of the package at ``source``, imported as ``name``."""
     shutil.copytree(source, root / name)

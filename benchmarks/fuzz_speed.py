@@ -20,8 +20,8 @@ import platform
 import statistics
 import time
 
-from canasta_conformance.running.fuzz import Fuzzer, FuzzSettings
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.running.fuzz import Fuzzer, FuzzSettings
 from canasta_reference.engine import ReferenceEngine
 
 

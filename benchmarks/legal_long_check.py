@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_legal_actions import SUPPORTED, check_position, choose, walk  # noqa: E402
+from test_legal_actions import SUPPORTED, check_position, choose, walk
 
 
 def main() -> None:

@@ -23,7 +23,6 @@ import time
 from typing import Any
 
 from _games import record_hands
-
 from canasta_reference.engine import ReferenceEngine
 
 

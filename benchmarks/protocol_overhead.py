@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable
 
 from canasta_conformance.contract.paths import scenarios_dir
-from canasta_conformance.running.runner import run_scenario
 from canasta_conformance.contract.scenario import load_scenarios, scenario_files
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.running.runner import run_scenario
 from canasta_conformance.transports.subprocess_engine import SubprocessEngine
 from canasta_reference import create_engine
 

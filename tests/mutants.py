@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from unittest.mock import patch
 
+from canasta_conformance.contract.variant_rules import InitialMeldRow, VariantRules, parameter_fields
 from canasta_reference import engine as engine_module
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.melds import count
-from canasta_conformance.contract.variant_rules import InitialMeldRow, VariantRules, parameter_fields
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,25 @@ from hypothesis import strategies as st
 
 from canasta_conformance.contract.cards import TOKENS, card
 from canasta_conformance.contract.model import (
-    MELD_RANKS, SPECIAL_HAND_KINDS, WILD_MELD, Answer, Ask, Decline, Discard, Draw, HandEnd, Meld, MeldGroup, NextHand,
-    Outcome, Position, ScoreSheet, SideScore, SpecialHand, TakePile, TurnFacts,
+    MELD_RANKS,
+    SPECIAL_HAND_KINDS,
+    WILD_MELD,
+    Answer,
+    Ask,
+    Decline,
+    Discard,
+    Draw,
+    HandEnd,
+    Meld,
+    MeldGroup,
+    NextHand,
+    Outcome,
+    Position,
+    ScoreSheet,
+    SideScore,
+    SpecialHand,
+    TakePile,
+    TurnFacts,
 )
 
 cards = st.sampled_from(TOKENS).map(card)

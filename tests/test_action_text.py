@@ -7,7 +7,16 @@ from hypothesis import given
 
 from canasta_conformance.contract.cards import cards
 from canasta_conformance.contract.model import (
-    Answer, Discard, FormatError, Meld, MeldGroup, TakePile, action_from_json, action_text, format_action, parse_action,
+    Answer,
+    Discard,
+    FormatError,
+    Meld,
+    MeldGroup,
+    TakePile,
+    action_from_json,
+    action_text,
+    format_action,
+    parse_action,
 )
 from strategies import actions
 

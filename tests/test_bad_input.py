@@ -15,10 +15,10 @@ import yaml
 from canasta_conformance.contract import paths as data
 from canasta_conformance.contract import schemas
 from canasta_conformance.contract import spec as spec_module
-from canasta_conformance.tools.cli import main
 from canasta_conformance.contract.paths import scenarios_dir, spec_dir
 from canasta_conformance.contract.scenario import load_scenarios, scenario_files
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.tools.cli import main
 from example_scenario import EXAMPLE
 
 CORPUS = Path(__file__).parent / "bad_input"

@@ -3,7 +3,15 @@ from collections import Counter
 import pytest
 
 from canasta_conformance.contract.cards import (
-    TOKENS, CardError, card, cards, deck_multiplicity, excess_cards, format_cards, full_deck, sort_cards,
+    TOKENS,
+    CardError,
+    card,
+    cards,
+    deck_multiplicity,
+    excess_cards,
+    format_cards,
+    full_deck,
+    sort_cards,
 )
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.contract.spec import load_spec
 from canasta_conformance.tools.cli import main
 from canasta_conformance.tools.coverage import compute_coverage
-from canasta_conformance.contract.paths import scenarios_dir
 from corpus_once import PROBLEMS, SCENARIOS
-from canasta_conformance.contract.spec import load_spec
 
 SPEC = load_spec()
 

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from canasta_conformance.contract.cards import cards, full_deck
-from canasta_conformance.contract.paths import spec_dir
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import Discard, Meld, MeldGroup, Position
+from canasta_conformance.contract.paths import spec_dir
 from canasta_conformance.contract.spec import load_spec, read_spec
 from canasta_reference.engine import ReferenceEngine
 

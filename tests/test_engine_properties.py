@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,10 +15,10 @@ from canasta_conformance.contract.cards import Card, full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import Position, meld_rank
 from canasta_conformance.contract.records import GameRecord
-from canasta_conformance.running.replay import replay
 from canasta_conformance.contract.spec import load_spec
-from canasta_reference.engine import ReferenceEngine
+from canasta_conformance.running.replay import replay
 from canasta_conformance.tools.selfplay import play_game
+from canasta_reference.engine import ReferenceEngine
 from canasta_reference.selfplay import RandomPlayer
 from players import EngineMeldingPlayer
 from strategies import actions
@@ -59,7 +60,7 @@ def check_melds(position: Position, params=PARAMS) -> None:  # type: ignore[no-u
         wild_melds = ranks.count(None)
         assert wild_melds == 0 or (params["meld.wild_only_melds"] and wild_melds == 1), side
         assert len(ranks) == len(set(ranks)), f"two melds of one rank: {side}"
-        for meld, rank in zip(side, ranks):
+        for meld, rank in zip(side, ranks, strict=True):
             naturals = sum(1 for c in meld if c.rank not in wild)
             assert len(meld) >= params["meld.min_cards"]
             if params["meld.max_cards"] is not None:
@@ -210,4 +211,4 @@ def test_a_whole_game_reaches_the_target_and_names_the_winner():
     previous = [s.cumulative for s in record.hands[-2].score.sides]
     assert max(previous) < PARAMS["game.target"]  # the game ended with the first hand to reach it
     dealers = [h.dealer for h in record.hands]
-    assert all((b - a) % 4 == 1 for a, b in zip(dealers, dealers[1:]))  # the deal rotates
+    assert all((b - a) % 4 == 1 for a, b in pairwise(dealers))  # the deal rotates

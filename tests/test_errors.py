@@ -45,10 +45,10 @@ def test_no_exception_class_is_an_assertion_error() -> None:
 
 
 def test_bad_data_errors_keep_their_built_in_base() -> None:
+    from canasta_conformance.contract.engine_protocol import EngineFault
     from canasta_conformance.contract.model import FormatError
     from canasta_conformance.contract.scenario import ScenarioError
     from canasta_conformance.contract.spec import SpecError
-    from canasta_conformance.contract.engine_protocol import EngineFault
 
     assert all(issubclass(cls, ValueError) for cls in (FormatError, ScenarioError, SpecError))
     assert issubclass(EngineFault, RuntimeError)

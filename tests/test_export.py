@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from canasta_conformance.contract.paths import scenarios_dir
-from corpus_once import PROBLEMS, SCENARIOS
 from canasta_conformance.contract.spec import load_spec
+from corpus_once import PROBLEMS, SCENARIOS
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "examples" / "json-runner" / "run_corpus.py"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from canasta_conformance.contract.model import FormatError, action_from_json
+from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.running.replay import replay
 from canasta_conformance.tools.cli import main
 from canasta_conformance.tools.game_text import game_log, record_from_text, record_to_text
-from canasta_conformance.contract.model import FormatError, action_from_json
-from canasta_conformance.running.replay import replay
-from canasta_reference import create_engine
-from canasta_conformance.contract.spec import load_spec
 from canasta_conformance.tools.selfplay import play_game
+from canasta_reference import create_engine
 
 
 @pytest.fixture(scope="module")

@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from canasta_conformance.contract.engine_protocol import EngineFault
+from canasta_conformance.contract.scenario import load_scenarios
+from canasta_conformance.contract.spec import load_spec
 from canasta_conformance.transports.process_io import LineTooLong, SelectorLineReader
 from canasta_conformance.transports.protocol import OPERATIONS
-from canasta_conformance.contract.scenario import load_scenarios
 from canasta_conformance.transports.server import Server, serve
-from canasta_conformance.contract.spec import load_spec
 from canasta_conformance.transports.subprocess_engine import SubprocessEngine
 from canasta_reference import create_engine
 from example_scenario import EXAMPLE

@@ -13,7 +13,18 @@ from hypothesis import strategies as st
 from canasta_conformance.contract.cards import Card, full_deck, sort_cards
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import (
-    SPECIAL_HAND_KINDS, Action, Answer, Ask, Decline, Discard, Draw, EndTurn, Meld, MeldGroup, Position, SpecialHand,
+    SPECIAL_HAND_KINDS,
+    Action,
+    Answer,
+    Ask,
+    Decline,
+    Discard,
+    Draw,
+    EndTurn,
+    Meld,
+    MeldGroup,
+    Position,
+    SpecialHand,
     TakePile,
 )
 from canasta_conformance.contract.spec import load_spec
@@ -114,7 +125,7 @@ def candidates(position: Position, listed: list[Action], rng: random.Random, wil
                 out.append(Meld((*action.melds, MeldGroup(sort_cards(extra)))))
             continue
         if change in ("add", "swap") and hand:
-            cards = cards + [rng.choice(hand)]
+            cards = [*cards, rng.choice(hand)]
         if change in ("drop", "swap") and cards:
             cards.pop(rng.randrange(len(cards)))
         if isinstance(action, Meld):

@@ -5,7 +5,14 @@ from hypothesis import given
 
 from canasta_conformance.contract.cards import cards
 from canasta_conformance.contract.model import (
-    FormatError, MeldGroup, Outcome, Position, ScoreSheet, TakePile, action_from_json, format_action,
+    FormatError,
+    MeldGroup,
+    Outcome,
+    Position,
+    ScoreSheet,
+    TakePile,
+    action_from_json,
+    format_action,
 )
 from strategies import actions, outcomes, positions, sheets
 

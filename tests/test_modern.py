@@ -13,12 +13,12 @@ from canasta_conformance.contract.cards import cards, full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import Discard
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.tools.selfplay import play_game
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.errors import Illegal
-from canasta_conformance.tools.selfplay import play_game
 from canasta_reference.selfplay import RandomPlayer
-from players import EngineMeldingPlayer
 from canasta_reference.special_hands import check_special_hand
+from players import EngineMeldingPlayer
 
 SPEC = load_spec()
 VARIANT = "modern-american"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import corpus_once
 import pytest
 
+import corpus_once
 from canasta_conformance.contract.engine_protocol import CITES_RULES
-from canasta_conformance.running.runner import Judging, run_scenario
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.running.runner import Judging, run_scenario
 from mutants import CITATION_ONLY, MUTANTS
 
 SPEC = load_spec()

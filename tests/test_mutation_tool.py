@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from canasta_conformance.contract.paths import scenarios_dir
-from canasta_conformance.running.runner import run_scenario
 from canasta_conformance.contract.scenario import load_scenario
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.running.runner import run_scenario
 from canasta_reference.engine import ReferenceEngine
 
 

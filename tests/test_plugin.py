@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from canasta_conformance.contract.paths import scenarios_dir
 from canasta_conformance.contract.scenario import scenario_files
 from example_scenario import EXAMPLE

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from fake_engines import AcceptEverything
 
 from canasta_conformance.contract.engine_protocol import OperationUnsupported
 from canasta_conformance.contract.model import Outcome
-from canasta_conformance.transports.protocol import (
-    OPERATIONS, PROTOCOL_VERSION, REPLY_DEFINITIONS, reply_violations, request_violations,
-)
 from canasta_conformance.contract.schemas import schema
+from canasta_conformance.transports.protocol import OPERATIONS, PROTOCOL_VERSION, REPLY_DEFINITIONS, reply_violations, request_violations
 from canasta_conformance.transports.server import Server
 from canasta_reference import create_engine
+from fake_engines import AcceptEverything
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 
@@ -50,7 +49,7 @@ def test_the_documented_exchange_fits_the_schemas():
 def test_the_documented_exchange_is_what_canasta_serve_answers():
     server = Server(create_engine())
     exchange = doc_exchange()
-    for (arrow, request), (next_arrow, documented) in zip(exchange, exchange[1:]):
+    for (arrow, request), (next_arrow, documented) in pairwise(exchange):
         if arrow != "->" or next_arrow != "<-":
             continue
         reply = server.handle(request)

@@ -10,11 +10,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from test_plugin import EXAMPLE, scenario
 
+from canasta_conformance.contract.schemas import schema_errors
 from canasta_conformance.running.known_failures import KnownFailuresError, load_known_failures, updated_known_failures
 from canasta_conformance.running.report import ReportEntry, render_matrix
-from canasta_conformance.contract.schemas import schema_errors
+from test_plugin import EXAMPLE, scenario
 
 UNSUPPORTED = EXAMPLE.format(id="{id}").replace("{{", "{").replace("}}", "}").replace("title:", "requires: [deal]\ntitle:", 1)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_conformance.running import scenario_cache
 from canasta_conformance.contract.scenario import ScenarioError, load_scenario
-from canasta_conformance.running.scenario_cache import cache_root, load_scenario_cached
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.running import scenario_cache
+from canasta_conformance.running.scenario_cache import cache_root, load_scenario_cached
 from example_scenario import EXAMPLE
 
 SPEC = load_spec()

@@ -10,19 +10,26 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from players import EngineMeldingPlayer
-from test_legal_actions import check_position, choose, walk
 
 from canasta_conformance.contract.cards import cards, full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.equivalence import suit_class
 from canasta_conformance.contract.model import (
-    FormatError, Meld, MeldGroup, Position, TurnFacts, action_from_json, action_text, parse_action,
+    FormatError,
+    Meld,
+    MeldGroup,
+    Position,
+    TurnFacts,
+    action_from_json,
+    action_text,
+    parse_action,
 )
 from canasta_conformance.contract.schemas import schema_errors
 from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.selfplay import RandomPlayer
+from players import EngineMeldingPlayer
+from test_legal_actions import check_position, choose, walk
 
 SPEC = load_spec()
 PALACE = "canasta-palace"

@@ -17,18 +17,16 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from canasta_conformance.contract.paths import scenarios_dir, schema_dir
 from canasta_conformance.contract.model import Position
-from canasta_conformance.running.runner import run_scenario
+from canasta_conformance.contract.paths import scenarios_dir, schema_dir
 from canasta_conformance.contract.scenario import Scenario, load_scenarios, scenario_files
-from corpus_once import SCENARIOS
+from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.running.runner import run_scenario
 from canasta_site.board import Table
-from canasta_site.cards import (
-    ShortcodeError, card_html, cards_html, expand_shortcodes, pile_html,
-)
+from canasta_site.cards import ShortcodeError, card_html, cards_html, expand_shortcodes, pile_html
 from canasta_site.links import Linker, href
 from canasta_site.schemadoc import SchemaWriter, schema_files
-from canasta_conformance.contract.spec import load_spec
+from corpus_once import SCENARIOS
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = load_spec()
@@ -554,7 +552,7 @@ def test_the_variants_table_highlights_what_differs(built: Built):
     variants = [SPEC.default_variant, *sorted(v for v in SPEC.variants if v != SPEC.default_variant)]
     assert values == [str(SPEC.variant_parameters(v)["players"]) for v in variants]
     default = SPEC.variant_parameters(SPEC.default_variant)["players"]
-    for cell, variant in zip(cells, variants):
+    for cell, variant in zip(cells, variants, strict=True):
         assert ("cc-diff" in cell) == (SPEC.variant_parameters(variant)["players"] != default), variant
 
 

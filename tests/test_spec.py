@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from canasta_conformance.tools.cli import main
 from canasta_conformance.contract.paths import spec_dir
 from canasta_conformance.contract.spec import load_spec, read_spec
+from canasta_conformance.tools.cli import main
 
 SPEC = load_spec()
 

@@ -7,9 +7,9 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 
-from canasta_conformance.tools import strategies as cs
 from canasta_conformance.contract.scenario import position_problems
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.tools import strategies as cs
 
 SPEC = load_spec()
 FEW = settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_plugin import scenario
 
 from canasta_conformance.contract.engine_protocol import EngineFault, EngineLoadError, OperationUnsupported
 from canasta_conformance.contract.model import Draw
 from canasta_conformance.transports.subprocess_engine import SubprocessEngine, Transcript
+from test_plugin import scenario
 
 FAKE = Path(__file__).with_name("fake_process_engine.py")
 

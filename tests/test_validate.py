@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from canasta_conformance.tools.cli import main
 from example_scenario import EXAMPLE
 

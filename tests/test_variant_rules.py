@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import ast
 import typing
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any, Literal
 
 import pytest

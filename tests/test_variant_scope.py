@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from canasta_conformance.contract.paths import scenarios_dir, spec_dir
-from corpus_once import PROBLEMS, SCENARIOS
 from canasta_conformance.contract.spec import load_spec, read_spec
 from canasta_conformance.tools.cli import main
 from canasta_conformance.tools.coverage import compute_variant_coverage
+from corpus_once import PROBLEMS, SCENARIOS
 
 SPEC = load_spec()
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from canasta_conformance.tools.cli import main
+
 from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, OperationUnsupported, cannot_play
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.tools.cli import main
 from canasta_reference import create_engine
 
 SPEC = load_spec()

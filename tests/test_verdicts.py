@@ -16,21 +16,21 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import corpus_once
 import pytest
 import yaml
-from mutants import Mutant
-from verdict_engines import UNRELATED_RULE, BroadestCitations, NoCitations, UnrelatedCitations, broadest
 
-from canasta_conformance.contract.paths import spec_dir
-from canasta_conformance.running.messages import failure_lines
+import corpus_once
 from canasta_conformance.contract.model import Outcome
-from canasta_conformance.running.report import ReportEntry, build_report, render_matrix
-from canasta_conformance.running.runner import Judging, Result, run_scenario
+from canasta_conformance.contract.paths import spec_dir
 from canasta_conformance.contract.scenario import Scenario, load_scenario
 from canasta_conformance.contract.schemas import schema_errors
 from canasta_conformance.contract.spec import load_spec, read_spec
 from canasta_conformance.contract.tiers import DESIGN_NOTE, scenario_tier
+from canasta_conformance.running.messages import failure_lines
+from canasta_conformance.running.report import ReportEntry, build_report, render_matrix
+from canasta_conformance.running.runner import Judging, Result, run_scenario
+from mutants import Mutant
+from verdict_engines import UNRELATED_RULE, BroadestCitations, NoCitations, UnrelatedCitations, broadest
 
 SPEC = load_spec()
 SCENARIOS = corpus_once.SCENARIOS

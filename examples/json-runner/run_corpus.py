@@ -109,7 +109,7 @@ def position_differences(expected: dict[str, Any], actual: dict[str, Any]) -> li
                     out.append(f"{key}[{index}]: expected {item}, actual {got}")
         elif key == "talons":  # next first; each talon a multiset
             got_talons = actual.get("talons") or []
-            if len(want) != len(got_talons) or any(multiset(t) != multiset(g) for t, g in zip(want, got_talons)):
+            if len(want) != len(got_talons) or any(multiset(t) != multiset(g) for t, g in zip(want, got_talons, strict=True)):
                 out.append(f"talons: expected {want}, actual {got_talons}")
         elif key == "hand_counts":
             counts = [len(hand) for hand in actual.get("hands") or []]
