@@ -208,3 +208,19 @@ def test_initial_melds_needing_a_sequence_and_more_groups_are_listed():
     pair = Meld((run("4D 5D 6D 7D 8D"), run("9S TS JS")))  # 30 + 30, listed by lowest card token
     assert not two.check(Meld((run("9S TS JS"),))).accepted
     assert two.check(pair).accepted and pair in two.legal_actions()
+
+
+def test_going_out_may_extend_a_sequence_by_some_of_the_cards_that_fit():
+    """out.ask.binding reads can_go_out: with 4H-5H-6H and a canasta of kings on the table, the hand
+    7H 8H 8C 8S 7C goes out by 7H on the sequence, the eights as a meld and 7C discarded. Laying
+    both 7H and 8H on the sequence (every card that fits, as can_go_out used to) leaves 8C 8S 7C,
+    which cannot go out; so after partner's yes the player may not discard."""
+    from canasta_reference.going_out import can_go_out
+
+    engine = _engine("7H 8H 8C 8S 7C", [["4H", "5H", "6H"], ["KC", "KD", "KH", "KS", "KC", "KD", "KH"]],
+                     facts={"melded_seats": [0], "question": "yes"})
+    assert engine.state is not None and can_go_out(engine.state)
+    assert not engine.check(parse_action("discard 7C")).accepted
+    out = Meld((MeldGroup(tuple(cards("8C 8H 8S"))), run("7H")))
+    assert engine.apply(out).accepted and engine.apply(parse_action("discard 7C")).accepted
+    assert engine.observe().phase == "over"

@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 from operator import attrgetter
 from typing import NamedTuple
 
 from canasta_conformance.contract.cards import RANKS, Card
-from canasta_conformance.contract.sequences import is_sequence_key, rank_order, sequence_key, span
+from canasta_conformance.contract.sequences import is_sequence_key, rank_order, span
 
-from .sequences import touches
 from .state import HandState
 
 _RANK_OF = attrgetter("rank")
@@ -32,7 +29,21 @@ class _Target(NamedTuple):
 def can_go_out(state: HandState) -> bool:
     """Some set of meld actions empties the hand, or leaves one card to discard, and leaves the
     side with enough canastas (wild cards placed as well as the limits allow). The hand is read
-    as counts by rank: which card of a rank is kept for the discard does not matter."""
+    as counts by rank: which card of a rank is kept for the discard does not matter.
+
+    With meld.sequences the natural cards may also go to sequences: every way of laying them in
+    sequences (sequence_layouts) is tried, each read as the ranks it takes out of the hand and the
+    sequence canastas the side then holds."""
+    rules = state.rules
+    if rules.meld_sequences and not (state.took_pile and not state.has_melded(state.side)):
+        return any(_by_ranks(state, removed, canastas) for removed, canastas in sequence_layouts(state))
+    # (a side that took the pile without having melded: its initial meld counts the whole laying)
+    return _by_ranks(state, {}, 0)
+
+
+def _by_ranks(state: HandState, removed: dict[str, int], sequence_canastas: int) -> bool:
+    """can_go_out for the melds of one rank: the hand without the naturals ``removed`` (by rank,
+    laid in sequences), the side holding ``sequence_canastas`` sequence canastas."""
     rules = state.rules
     wild = rules.cards_wild_ranks
     naturals: dict[str, int] = {}
@@ -54,20 +65,14 @@ def can_go_out(state: HandState) -> bool:
         kinds[rank] = kinds.get(rank, 0) + n
         if counted:
             card_value[rank] = rules.value(card)
+    for rank, n in removed.items():
+        naturals[rank] -= n
+        value -= n * card_value.get(rank, 0)
+        if not naturals[rank]:
+            del naturals[rank]
     wilds = sum(wild_kinds.values())
-    canastas_needed = rules.going_out_canastas_required
-    melds = state.melds[state.side]
-    if rules.meld_sequences:
-        # meld.sequences: the side's sequence canastas count; the hand's cards that extend them may
-        # go there, and runs of the hand may start new sequences (each tried as one more way)
-        sequences = {key: cards for key, cards in melds.items() if is_sequence_key(key)}
-        extended = _with_sequences_extended(state, sequences)
-        if extended is not None and can_go_out(extended):
-            return True  # the hand's cards that extend the side's sequences laid there first
-        if any(can_go_out(started) for started in _with_sequence_started(state, sequences)):
-            return True
-        canastas_needed -= sum(1 for cards in sequences.values() if len(cards) >= rules.canasta_min_cards)
-        melds = {key: cards for key, cards in melds.items() if key not in sequences}
+    canastas_needed = rules.going_out_canastas_required - sequence_canastas
+    melds = {key: cards for key, cards in state.melds[state.side].items() if not is_sequence_key(key)}
     if _canastas_within_reach(state, naturals, wilds, melds) < canastas_needed:
         return False  # out.requires-canasta: decided before any way of melding the hand is tried
     side = {rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards)))) for rank, cards in melds.items()}
@@ -144,67 +149,71 @@ def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, 
     return canastas >= canastas_needed
 
 
-def _with_sequences_extended(state: HandState, sequences: dict[str, list[Card]]) -> HandState | None:
-    """The hand after laying on the side's sequences every card that extends one at either end
-    (meld.sequence.extend: one card of each rank, up to a canasta's size; never a card that would
-    also touch another sequence of its suit, meld.sequence.separate); None when no card does."""
+def sequence_layouts(state: HandState) -> Iterator[tuple[dict[str, int], int]]:
+    """Every way the hand's natural cards can lie in the side's sequences at the end of a turn
+    (meld.sequence.*), as the naturals it takes by rank and how many sequence canastas the side
+    then holds: in each suit, each sequence of the side extended at either end by the hand's
+    cards of its suit (or not), and new sequences of three to seven of them, no two of the
+    sequences touching (meld.sequence.separate). Ways taking the same ranks and making the same
+    canastas are one (the melds of one rank do not see suits), so suits are combined by that."""
     rules = state.rules
-    hand = state.hand.copy()
-    side = dict(state.melds[state.side])
-    laid = False
-    runs = {key: list(cards) for key, cards in sequences.items()}
-    for key, run in runs.items():
-        suit = run[0].suit
-        low, high = span(run)
-        size = len(run)
-        for step, start in ((-1, low - 1), (1, high + 1)):
-            order = start
-            while len(run) < rules.canasta_min_cards and order in _RANK_AT:
-                c = Card(_RANK_AT[order], suit)
-                if not hand[c] or not rules.is_natural(c) or any(touches([c], other) for k, other in runs.items() if k != key):
-                    break
-                hand[c] -= 1
-                run.append(c)
-                order += step
-        if len(run) > size:
-            laid = True
-            del side[key]
-            side[sequence_key(run)] = run
-    return _after_laying(state, hand, side) if laid else None
-
-
-def _with_sequence_started(state: HandState, sequences: dict[str, list[Card]]) -> Iterator[HandState]:
-    """The hand after starting one new sequence of the side with a run of its cards (meld.sequence.*:
-    three to seven natural cards of one suit in consecutive rank order, touching no sequence of
-    the side of that suit, meld.sequence.separate). A side that took the pile without having
-    melded is left to the checks above (its initial meld counts the whole laying)."""
-    rules = state.rules
-    if state.took_pile and not state.has_melded(state.side):
-        return
     held: dict[str, set[int]] = {}
     for c, n in state.hand.items():
-        if n and c.suit is not None and rules.is_natural(c):
+        if n and c.suit is not None and rules.sequence_cards_fault((c,)) is None:
             held.setdefault(c.suit, set()).add(rank_order(c.rank))
-    for suit, orders in held.items():
-        for low in sorted(orders):
-            run = [Card(_RANK_AT[low], suit)]
-            while len(run) < rules.canasta_min_cards:
-                nxt = rank_order(run[-1].rank) + 1
-                if nxt not in orders:
-                    break
-                run.append(Card(_RANK_AT[nxt], suit))
-                if rules.sequence_fault(run, new=True) is None and not any(touches(run, seq) for seq in sequences.values()):
-                    hand = state.hand.copy()
-                    hand.subtract(run)
-                    yield _after_laying(state, hand, {**state.melds[state.side], sequence_key(run): list(run)})
+    existing: dict[str, list[tuple[int, int]]] = {}
+    for key, cards in state.melds[state.side].items():
+        if is_sequence_key(key):
+            existing.setdefault(cards[0].suit or "", []).append(span(cards))
+    seen: set[tuple[tuple[tuple[str, int], ...], int]] = {((), 0)}  # (ranks taken, sorted; canastas)
+    for suit in {*held, *existing}:
+        layouts = _suit_layouts(held.get(suit, set()), sorted(existing.get(suit, [])), rules.canasta_min_cards, rules.meld_min_cards)
+        combined: set[tuple[tuple[tuple[str, int], ...], int]] = set()
+        for taken, canastas in seen:
+            for orders, made in layouts:
+                if not orders:
+                    combined.add((taken, canastas + made))
+                    continue
+                counts = dict(taken)
+                for order in orders:
+                    rank = _RANK_AT[order]
+                    counts[rank] = counts.get(rank, 0) + 1
+                combined.add((tuple(sorted(counts.items())), canastas + made))
+        seen = combined
+    for taken, canastas in seen:
+        yield dict(taken), canastas
 
 
-def _after_laying(state: HandState, hand: Counter[Card], side_melds: dict[str, list[Card]]) -> HandState:
-    """A copy of the position in which the player to move holds ``hand`` and the side's melds are
-    ``side_melds`` (for trying a way of going out; the position itself is not changed)."""
-    hands = list(state.hands)
-    hands[state.turn] = +hand
-    melds = list(state.melds)
-    melds[state.side] = side_melds
-    return replace(state, hands=hands, melds=melds)
+def _suit_layouts(held: set[int], existing: list[tuple[int, int]], size: int, min_cards: int) -> set[tuple[frozenset[int], int]]:
+    """The sequences of one suit at the end of a turn: the rank orders the hand lays in them and
+    how many of them are canastas. ``existing``: the side's sequences of the suit (lowest and
+    highest order, by lowest), each kept and maybe extended; new ones from the ``held`` orders.
+    The sequences are chosen from the lowest up, each starting two orders or more above the
+    previous one's end, so every layout comes once."""
+    grown = []  # each existing sequence with every extension the hand allows
+    for low, high in existing:
+        room = size - (high - low + 1)
+        below = [n for n in range(room + 1) if all(low - i in held for i in range(1, n + 1))]
+        above = [n for n in range(room + 1) if all(high + i in held for i in range(1, n + 1))]
+        grown.append([(low - b, high + a) for b in below for a in above if b + a <= room])
+    new = [
+        (a, b) for a in sorted(held) for b in range(a + min_cards - 1, a + size)
+        if all(o in held for o in range(a, b + 1)) and not any(a <= high + 1 and b >= low - 1 for low, high in existing)
+    ]
+    out: set[tuple[frozenset[int], int]] = set()
 
+    def place(after: int, index: int, laid: frozenset[int], canastas: int) -> None:
+        if index == len(existing):
+            out.add((laid, canastas))
+        else:
+            low, high = existing[index]
+            for a, b in grown[index]:
+                if a > after + 1:
+                    extra = frozenset(range(a, low)) | frozenset(range(high + 1, b + 1))
+                    place(b, index + 1, laid | extra, canastas + (b - a + 1 >= size))
+        for a, b in new:
+            if a > after + 1 and (index == len(existing) or b < existing[index][0] - 1):
+                place(b, index, laid | frozenset(range(a, b + 1)), canastas + (b - a + 1 >= size))
+
+    place(-2, 0, frozenset(), 0)
+    return out
