@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from canasta_conformance.contract.cards import Card, full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
@@ -19,23 +20,24 @@ class Hand:
     positions: list[Position] = field(default_factory=list)
 
 
-def random_deal(rules: VariantRules, variant: str, number: int, rng: random.Random) -> DealSetup:
+def random_deal(rules: VariantRules, variant: str, number: int, rng: random.Random, options: dict[str, Any] | None = None) -> DealSetup:
     """Hand ``number``'s deal: the variant's whole deck shuffled by ``rng``, the deal passing to the
     left each hand, the first player drawn where the variant draws one."""
     deck: list[Card] = full_deck(rules.deck_packs, rules.deck_jokers)
     rng.shuffle(deck)
     first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
-    return DealSetup(variant, {}, number % rules.players, tuple(deck), first_player=first)
+    return DealSetup(variant, dict(options or {}), number % rules.players, tuple(deck), first_player=first)
 
 
-def record_hands(count: int, seed: int, variant: str = "classic", positions: bool = False) -> list[Hand]:
+def record_hands(count: int, seed: int, variant: str = "classic", positions: bool = False,
+                 options: dict[str, Any] | None = None) -> list[Hand]:
     """``count`` hands of self-play: a fresh deal, then uniformly random elements of legal_actions()."""
     engine = ReferenceEngine()
-    rules = engine.rules_for(variant, {})
+    rules = engine.rules_for(variant, dict(options or {}))
     rng = random.Random(seed)
     hands = []
     for number in range(count):
-        hand = Hand(random_deal(rules, variant, number, rng))
+        hand = Hand(random_deal(rules, variant, number, rng, options))
         engine.deal(hand.setup)
         while engine.state is not None and engine.state.phase != "over":
             if positions:

@@ -1,6 +1,7 @@
 """legal_actions() latency per position, median and 99th percentile, by phase.
 
-    python benchmarks/listing_latency.py [--hands 100] [--repeat 3] [--variant classic,modern-american] [--json]
+    python benchmarks/listing_latency.py [--hands 100] [--repeat 3] [--variant classic,modern-american|all]
+                                         [--options meld.sequences=true] [--worst N] [--json]
 
 The positions of --hands hands of self-play (uniformly random listed actions, fresh deals) are
 recorded, untimed; each is loaded into the engine and legal_actions() is timed --repeat times
@@ -8,7 +9,10 @@ in CPU time of the process (the fastest kept, to drop interruptions); the record
 out of the garbage collector first, so its passes over them do not count. Phases: "draw" (start of a turn),
 "play" split by whether the side has made its initial meld, and "answer" (a question pending).
 Each variant of the comma-separated --variant list is reported on its own (by default Classic and
-Modern American, whose initial meld is generated as a whole).
+Modern American, whose initial meld is generated as a whole; "all": every variant the engine plays).
+--options sets variant options (name=value, comma-separated, values read as YAML) for every variant listed.
+--worst N prints the N slowest positions of each variant as JSON lines (phase, time, list length and
+the position itself), to profile them.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ import statistics
 import time
 from typing import Any
 
+import yaml
+
 from _games import record_hands
+from canasta_conformance.contract.model import Position
 from canasta_reference.engine import ReferenceEngine
 
 
@@ -44,10 +51,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--variant", default="classic,modern-american", help="comma-separated variants")
+    parser.add_argument("--variant", default="classic,modern-american", help='comma-separated variants, or "all"')
+    parser.add_argument("--options", default="", help="variant options, name=value comma-separated (values read as YAML)")
+    parser.add_argument("--worst", type=int, default=0, help="print the N slowest positions of each variant as JSON lines")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results = [measure(variant, args.hands, args.repeat) for variant in args.variant.split(",")]
+    options = {name: yaml.safe_load(value) for name, _, value in (item.partition("=") for item in args.options.split(",") if item)}
+    variants = ReferenceEngine().capabilities().variants if args.variant == "all" else tuple(args.variant.split(","))
+    results = [measure(variant, args.hands, args.repeat, options, args.worst) for variant in variants]
     if args.json:
         print(json.dumps(results[0] if len(results) == 1 else {"benchmark": "listing_latency", "variants": results}, indent=2))
         return
@@ -55,23 +66,30 @@ def main() -> None:
         print(f"method: {result['method']}")
         for phase, row in result["phases"].items():
             print(f"{phase:<18} {row['positions']:6d} positions  median {row['median_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  max {row['max_ms']:.3f} ms")
+        for worst in result["worst"]:
+            print(json.dumps(worst))
 
 
-def measure(variant: str, count: int, repeat: int) -> dict[str, Any]:
-    hands = record_hands(count, 0, variant, positions=True)
+def measure(variant: str, count: int, repeat: int, options: dict[str, Any], worst: int = 0) -> dict[str, Any]:
+    hands = record_hands(count, 0, variant, positions=True, options=options)
     gc.collect()
     gc.freeze()  # the recorded positions are not garbage: keep collections of them out of the timings
     engine = ReferenceEngine()
     times: dict[str, list[float]] = {}
+    slowest: list[tuple[float, str, Position]] = []
     for hand in hands:
         for position in hand.positions:
             engine.load(position)
             best = min(_time(engine) for _ in range(repeat))
-            times.setdefault(phase_of(engine), []).append(best)
+            phase = phase_of(engine)
+            times.setdefault(phase, []).append(best)
             times.setdefault("all", []).append(best)
+            if worst:
+                slowest = sorted([*slowest, (best, phase, position)], key=lambda entry: -entry[0])[:worst]
     gc.unfreeze()
+    shown = f" with options {options}" if options else ""
     method = (
-        f"legal_actions() latency, {variant}: every position of {count} self-play hands (uniformly random "
+        f"legal_actions() latency, {variant}{shown}: every position of {count} self-play hands (uniformly random "
         f"listed actions, fresh deals) loaded and listed, fastest of {repeat} CPU-time timings each; median and p99 by phase"
     )
     rows = {
@@ -79,8 +97,13 @@ def measure(variant: str, count: int, repeat: int) -> dict[str, Any]:
                 "max_ms": 1000 * max(values)}
         for phase, values in sorted(times.items())
     }
+    slow = []
+    for best, phase, position in slowest:
+        engine.load(position)
+        slow.append({"variant": variant, "phase": phase, "ms": 1000 * best, "listed": len(engine.legal_actions()),
+                     "position": position.to_json()})
     return {
-        "benchmark": "listing_latency", "method": method, "variant": variant, "phases": rows,
+        "benchmark": "listing_latency", "method": method, "variant": variant, "options": options, "phases": rows, "worst": slow,
         "python": f"{platform.python_implementation()} {platform.python_version()}", "cpus": os.cpu_count(),
     }
 

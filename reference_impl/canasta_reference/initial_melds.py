@@ -6,7 +6,7 @@ and cannot begin with a listed step, and Modern American's initial meld, generat
 from __future__ import annotations
 
 from collections.abc import Iterator
-from operator import add, gt
+from operator import add, le, mul, sub
 
 from canasta_conformance.contract.model import WILD_MELD
 
@@ -190,6 +190,57 @@ def _wild_cap(f: Facts, rank: str) -> int:
 
 
 # --- Modern American's initial meld ------------------------------------------------------------------
+class _Group:
+    """A candidate group of Modern American's initial meld (a legal new meld of one rank, or the
+    wild-card meld), with what the checks of the initial meld read of it computed once."""
+
+    __slots__ = ("cards", "part", "plain", "spare_alone", "tally", "value", "vector", "waits", "wilds")
+
+    def __init__(self, f: Facts, part: Part, vectors: dict[WildVector, int] | None = None) -> None:
+        rank = part.rank
+        wild_meld = rank == WILD_MELD
+        plain = not part.n_wilds and rank not in (WILD_MELD, "3")
+        later = bool(part.n_wilds) and not wild_meld and _later(f, part)
+        self.part = part
+        self.value = part.value
+        self.cards = part.cards
+        self.wilds = part.wilds
+        self.vector = vectors.setdefault(part.wilds, len(vectors)) if vectors is not None else 0  # its wild-card vector's number
+        self.plain = plain  # a meld of naturals only (not black threes)
+        #: the group could be laid after the rest (modern.aces.wilds-initial-only, modern.meld.wild-after-five)
+        self.waits = not part.n_wilds or wild_meld or later
+        #: spare whenever the rest counts the minimum: the wild-card meld, black threes, wild cards a later meld takes
+        self.spare_alone = wild_meld or rank == "3" or later
+        self.tally: Tally = (
+            part.value, part.cards, int(plain and part.k >= f.rules.meld_min_cards), part.cards if wild_meld else 0,
+            int(bool(part.n_wilds) and not wild_meld), int(part.cards >= f.rules.canasta_min_cards), int(rank == "3"), int(plain),
+        )
+
+
+#: What the checks of an initial meld read of its groups, summed over them: the count, the cards laid,
+#: the natural melds, the cards of the wild-card meld, the other groups with wild cards, the canastas,
+#: the groups of black threes, the groups of naturals only.
+Tally = tuple[int, int, int, int, int, int, int, int]
+_NO_TALLY: Tally = (0, 0, 0, 0, 0, 0, 0, 0)
+
+
+class _Rank:
+    """The candidate groups of one rank (or of the wild-card meld), in the order they are tried;
+    and those of them that may join groups already counting the minimum without being spare at once
+    (see :func:`_some_group_to_spare`): wild cards that only an initial meld may take, and, beside
+    groups that hold no meld of naturals only, such a meld."""
+
+    __slots__ = ("best_cards", "best_value", "groups", "natural_meld", "needed", "needed_or_plain")
+
+    def __init__(self, f: Facts, groups: list[_Group]) -> None:
+        self.groups = groups
+        self.needed = [g for g in groups if not g.spare_alone and not g.plain]
+        self.needed_or_plain = [g for g in groups if not g.spare_alone]
+        self.best_value = max(g.part.k * f.natural_value(g.part.rank) for g in groups)  # its naturals at most
+        self.best_cards = max(g.part.k for g in groups)
+        self.natural_meld = any(g.tally[2] for g in groups)
+
+
 def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
     """The initial melds of a side whose initial meld differs from its later melds (Modern
     American). Every group of the action is one that could not be laid later in the same turn
@@ -201,69 +252,69 @@ def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
     natural_meld = rules.initial_meld_natural_meld_required
     if natural_meld and not any(rank != "3" and len(cards) >= rules.meld_min_cards for rank, cards in f.naturals.items()):
         return  # modern.initial.natural-meld: no rank of the hand makes a natural meld, so no initial meld
-    options: list[list[Part]] = []
+    vectors: dict[WildVector, int] = {}  # the wild-card vectors of the groups, each numbered once
+    options: list[_Rank] = []
     for rank, cards in f.naturals.items():
         if rank == "3" and rules.black_three_meld_only_going_out:
             continue  # black threes: only going out, see _initial_with_threes
-        parts = [
-            f.part(rank, k, choice) for k in range(rules.meld_min_naturals, len(cards) + 1)
+        groups = [
+            _Group(f, f.part(rank, k, choice), vectors) for k in range(rules.meld_min_naturals, len(cards) + 1)
             for choice in f.wild_choices(rules.meld_max_wilds) if group_is_legal(f, rank, k, choice[1], True)
         ]
-        if parts:
-            options.append(parts)
+        if groups:
+            options.append(_Rank(f, groups))
     if rules.meld_wild_only_melds:
-        parts = [
-            Part(WILD_MELD, 0, v, n, value) for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail)))
+        groups = [
+            _Group(f, Part(WILD_MELD, 0, v, n, value), vectors) for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail)))
             if group_is_legal(f, WILD_MELD, 0, n)
         ]
-        if parts:
-            options.append(parts)
+        if groups:
+            options.append(_Rank(f, groups))
     # What the groups still to choose can add at most: their naturals (the most of each rank), and
     # the wild cards not yet spent (each wild card goes to one group only).
-    best_value = [max(p.k * f.natural_value(p.rank) for p in parts) for parts in options]
-    best_cards = [max(p.k for p in parts) for parts in options]
-    reach_value = [sum(best_value[i:]) for i in range(len(options) + 1)]
-    reach_cards = [sum(best_cards[i:]) for i in range(len(options) + 1)]
+    reach_value = [sum(o.best_value for o in options[i:]) for i in range(len(options) + 1)]
+    reach_cards = [sum(o.best_cards for o in options[i:]) for i in range(len(options) + 1)]
     #: whether options[i:] still offer a natural meld (modern.initial.natural-meld)
-    naturals_left = [any(not p.n_wilds and p.k >= rules.meld_min_cards and p.rank != WILD_MELD for q in options[i:] for p in q)
-                     for i in range(len(options) + 1)]
+    naturals_left = [any(o.natural_meld for o in options[i:]) for i in range(len(options) + 1)]
     avail = f.wild_avail
     values = f.wild_values
+    minimum = f.minimum
+    wild_vectors = list(vectors)
 
-    def extend(index: int, chosen: tuple[Part, ...], counted: int, laid: int, wilds: WildVector, natural: bool) -> Iterator[tuple[Part, ...]]:
-        if natural_meld and not natural and not naturals_left[index]:
+    def extend(index: int, chosen: tuple[_Group, ...], tally: Tally, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
+        if natural_meld and not tally[2] and not naturals_left[index]:
             return  # modern.initial.natural-meld can no longer be met
-        wild_value = sum((a - w) * v for a, w, v in zip(avail, wilds, values, strict=True))
-        wild_cards = sum(avail) - sum(wilds)
-        if counted + reach_value[index] + wild_value < f.minimum and f.hand_size - laid - reach_cards[index] - wild_cards > 1:
+        unspent = tuple(map(sub, avail, wilds))
+        if tally[0] + reach_value[index] + sum(map(mul, unspent, values)) < minimum and (
+            f.hand_size - tally[1] - reach_cards[index] - sum(unspent) > 1
+        ):
             return  # neither the minimum nor a concealed going out can be reached any more
+        fits = [all(map(le, v, unspent)) for v in wild_vectors]  # by vector number: the hand still holds them
+        reached = tally[0] >= minimum  # every further group is spare unless it is needed (see _Rank)
         for i in range(index, len(options)):
-            for part in options[i]:
-                spent = tuple(map(add, wilds, part.wilds))
-                if any(map(gt, spent, avail)):
+            option = options[i]
+            for group in (option.groups if not reached else option.needed if tally[7] else option.needed_or_plain):
+                if not fits[group.vector]:
                     continue
-                picked = (*chosen, part)
-                now = counted + part.value
-                if _some_group_to_spare(f, picked, now):
+                picked = (*chosen, group)
+                now = tuple(map(add, tally, group.tally))
+                if _some_group_to_spare(picked, now, minimum):
                     continue  # so in every action containing these groups
-                if _initial_is_legal(f, picked) and not any(_deferrable(f, picked, g) for g in picked):
-                    yield picked
-                yield from extend(i + 1, picked, now, laid + part.cards, spent,
-                                  natural or (not part.n_wilds and part.k >= rules.meld_min_cards and part.rank != WILD_MELD))
+                if _initial_is_legal(f, now) and not any(_deferrable(f, now, g) for g in picked if len(picked) > 1):
+                    yield tuple(g.part for g in picked)
+                yield from extend(i + 1, picked, now, tuple(map(add, wilds, group.wilds)))
 
-    yield from extend(0, (), 0, 0, f.no_wilds, False)
+    yield from extend(0, (), _NO_TALLY, f.no_wilds)
     yield from _initial_with_threes(f)
 
 
-def _some_group_to_spare(f: Facts, parts: tuple[Part, ...], counted: int) -> bool:
+def _some_group_to_spare(groups: tuple[_Group, ...], tally: Tally, minimum: int) -> bool:
     """A group that every legal initial meld containing these groups (they hold no black threes)
     could lay later: the rest still counts the minimum, holds a natural meld, and the group is a
     natural meld beside another one, the wild-card meld, or wild cards a later meld may take."""
-    naturals = [p for p in parts if not p.n_wilds and p.rank not in (WILD_MELD, "3")]
-    for p in parts:
-        if counted - p.value < f.minimum:
-            continue
-        if p.rank in (WILD_MELD, "3") or (p.n_wilds and _later(f, p)) or (not p.n_wilds and len(naturals) > 1):
+    counted = tally[0]
+    for g in groups:
+        if counted - g.value >= minimum and (g.spare_alone or (g.plain and tally[7] > 1)):
             return True
     return False
 
@@ -273,34 +324,27 @@ def _later(f: Facts, part: Part) -> bool:
     return group_is_legal(f, part.rank, part.k, part.n_wilds, False)
 
 
-def _deferrable(f: Facts, parts: tuple[Part, ...], group: Part) -> bool:
-    """The initial meld ``parts`` is the same as ``parts`` without ``group`` followed by a meld of
-    ``group`` in the same turn: the rest is a legal initial meld and the group may follow it."""
-    rest = tuple(p for p in parts if p is not group)
-    if not rest or (group.n_wilds and group.rank != WILD_MELD and not _later(f, group)):
-        return False
-    return _initial_is_legal(f, rest)
+def _deferrable(f: Facts, tally: Tally, group: _Group) -> bool:
+    """The initial meld of ``tally`` is the same as its groups without ``group`` followed by a
+    meld of ``group`` in the same turn: the rest is a legal initial meld and the group may follow it."""
+    return group.waits and _initial_is_legal(f, tuple(map(sub, tally, group.tally)))
 
 
-def _initial_is_legal(f: Facts, parts: tuple[Part, ...]) -> bool:
-    """The action laying ``parts`` (each a legal new meld) as the side's initial meld:
+def _initial_is_legal(f: Facts, tally: Tally) -> bool:
+    """The action laying groups of ``tally`` (each a legal new meld) as the side's initial meld:
     modern.wild-meld.blocks-wilds, initial.table (or initial.concealed-exception),
     modern.initial.natural-meld, then the cards left (cards_left_allowed)."""
     rules = f.rules
-    size = rules.canasta_min_cards
-    wild_meld = next((p for p in parts if p.rank == WILD_MELD), None)
-    wild_open = wild_meld is not None and wild_meld.cards < size
-    if wild_open and rules.meld_wild_meld_blocks_wilds and any(p.n_wilds and p is not wild_meld for p in parts):
+    counted, laid, natural_melds, wild_meld, wilded, canastas, threes, _ = tally
+    wild_open = 0 < wild_meld < rules.canasta_min_cards
+    if wild_open and wilded and rules.meld_wild_meld_blocks_wilds:
         return False
-    if rules.initial_meld_natural_meld_required and not any(
-        not p.n_wilds and p.rank not in (WILD_MELD, "3") and p.k >= rules.meld_min_cards for p in parts
-    ):
+    if not natural_melds and rules.initial_meld_natural_meld_required:
         return False
-    left = f.hand_size - sum(p.cards for p in parts)
-    canastas = sum(1 for p in parts if p.cards >= size)
-    if sum(p.value for p in parts) < f.minimum and not concealed_exception(f, left, canastas, canastas > 0):
+    left = f.hand_size - laid
+    if counted < f.minimum and not concealed_exception(f, left, canastas, canastas > 0):
         return False
-    return cards_left_allowed(f, left, canastas, any(p.rank == "3" for p in parts), left == 0, wild_open)
+    return cards_left_allowed(f, left, canastas, threes > 0, left == 0, wild_open)
 
 
 def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
@@ -326,7 +370,9 @@ def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
                 Part(rank, n, wilds, sum(wilds), n * f.natural_value(rank) + sum(a * b for a, b in zip(wilds, f.wild_values, strict=True)))
                 for (rank, n), wilds in zip(targets, spread, strict=True) if n or any(wilds)
             )
-            if all(group_is_legal(f, p.rank, p.k, p.n_wilds, True) for p in parts) and _initial_is_legal(f, parts) and not any(
-                _deferrable(f, parts, g) for g in parts
-            ):
+            if not all(group_is_legal(f, p.rank, p.k, p.n_wilds, True) for p in parts):
+                continue
+            groups = [_Group(f, p) for p in parts]
+            tally: Tally = tuple(map(sum, zip(*(g.tally for g in groups), strict=True)))  # type: ignore[assignment]
+            if _initial_is_legal(f, tally) and not any(_deferrable(f, tally, g) for g in groups if len(groups) > 1):
                 yield parts

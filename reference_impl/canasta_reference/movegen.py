@@ -95,7 +95,7 @@ from .move_rules import (
 from .pile import is_frozen_for
 from .position_facts import SORT_KEY, Facts, Part, WildVector
 from .sequence_moves import sequence_melds
-from .special_hands import is_special_hand, special_hand_size
+from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
 if TYPE_CHECKING:
     from .engine import ReferenceEngine
@@ -167,13 +167,20 @@ def special_hands(f: Facts) -> Iterator[SpecialHand]:
     if not kinds or f.melded or f.hand_size != special_hand_size(f.rules) + 1:
         return
     state = f.state
+    ranks: dict[str, int] = {}
+    for c, n in state.hand.items():
+        if n:
+            ranks[c.rank] = ranks.get(c.rank, 0) + n
+    possible = [kind for kind in kinds if may_make_special_hand(kind, ranks, f.rules)]
+    if not possible:
+        return
     for c in sorted(state.hand, key=SORT_KEY.__getitem__):
         if not state.hand[c]:
             continue
         rest = state.hand.copy()
         rest[c] -= 1
         cards = list(rest.elements())
-        for kind in kinds:
+        for kind in possible:
             if is_special_hand(kind, cards, f.rules):
                 yield SpecialHand(kind, c)
 

@@ -7,7 +7,7 @@ less the discard: the dealt hand plus the draw count less one (fourteen in Moder
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.model import MELD_RANKS
@@ -63,6 +63,36 @@ _SHAPES: dict[str, Callable[[Sequence[Card], VariantRules], bool]] = {
     "pairs_with_wilds": _is_pairs_with_wilds,
     "garbage": _is_garbage,
 }
+
+
+def _straight_possible(ranks: Mapping[str, int], rules: VariantRules) -> bool:
+    """The hand holds a card of every rank of the straight."""
+    return all(rank in ranks for rank in (*MELD_RANKS, *rules.cards_wild_ranks))
+
+
+def _pairs_possible(ranks: Mapping[str, int], rules: VariantRules) -> bool:
+    """One rank only has an odd number of cards (the discard's): every other rank makes pairs."""
+    return sum(n % 2 for n in ranks.values()) == 1
+
+
+def _garbage_possible(ranks: Mapping[str, int], rules: VariantRules) -> bool:
+    """The hand holds at most one rank more than the garbage shape (the discard's)."""
+    return len(ranks) <= len(rules.special_hands_garbage_groups) + 1
+
+
+_POSSIBLE: dict[str, Callable[[Mapping[str, int], VariantRules], bool]] = {
+    "straight": _straight_possible,
+    "pairs": _pairs_possible,
+    "pairs_with_wilds": _pairs_possible,
+    "garbage": _garbage_possible,
+}
+
+
+def may_make_special_hand(kind: str, ranks: Mapping[str, int], rules: VariantRules) -> bool:
+    """Whether some card of a hand of these rank counts (``ranks``: rank -> how many) could be the
+    discard that leaves a special hand of ``kind``: a necessary condition on the whole hand, read
+    once a position so that the hand is tried without each of its cards only when it can succeed."""
+    return _POSSIBLE[kind](ranks, rules)
 
 
 def is_special_hand(kind: str, cards: Sequence[Card], rules: VariantRules) -> bool:
