@@ -217,10 +217,12 @@ class _Group:
         )
 
 
-#: What the checks of an initial meld read of its groups, summed over them: the count, the cards laid,
-#: the natural melds, the cards of the wild-card meld, the other groups with wild cards, the canastas,
-#: the groups of black threes, the groups of naturals only.
+#: What the checks of an initial meld read of its groups, summed over them (the fields, in order):
+#: the count, the cards laid, the natural melds, the cards of the wild-card meld, the other groups
+#: with wild cards, the canastas, the groups of black threes, the groups of naturals only.
 Tally = tuple[int, int, int, int, int, int, int, int]
+_FIELDS = ("counted", "laid", "natural_melds", "wild_meld_cards", "wilded", "canastas", "threes", "plain")
+COUNTED, LAID, NATURAL_MELDS, WILD_MELD_CARDS, WILDED, CANASTAS, THREES, PLAIN = range(len(_FIELDS))
 _NO_TALLY: Tally = (0, 0, 0, 0, 0, 0, 0, 0)
 
 
@@ -238,7 +240,7 @@ class _Rank:
         self.needed_or_plain = [g for g in groups if not g.spare_alone]
         self.best_value = max(g.part.k * f.natural_value(g.part.rank) for g in groups)  # its naturals at most
         self.best_cards = max(g.part.k for g in groups)
-        self.natural_meld = any(g.tally[2] for g in groups)
+        self.natural_meld = any(g.tally[NATURAL_MELDS] for g in groups)
 
 
 def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
@@ -282,18 +284,18 @@ def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
     wild_vectors = list(vectors)
 
     def extend(index: int, chosen: tuple[_Group, ...], tally: Tally, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
-        if natural_meld and not tally[2] and not naturals_left[index]:
+        if natural_meld and not tally[NATURAL_MELDS] and not naturals_left[index]:
             return  # modern.initial.natural-meld can no longer be met
         unspent = tuple(map(sub, avail, wilds))
-        if tally[0] + reach_value[index] + sum(map(mul, unspent, values)) < minimum and (
-            f.hand_size - tally[1] - reach_cards[index] - sum(unspent) > 1
+        if tally[COUNTED] + reach_value[index] + sum(map(mul, unspent, values)) < minimum and (
+            f.hand_size - tally[LAID] - reach_cards[index] - sum(unspent) > 1
         ):
             return  # neither the minimum nor a concealed going out can be reached any more
         fits = [all(map(le, v, unspent)) for v in wild_vectors]  # by vector number: the hand still holds them
-        reached = tally[0] >= minimum  # every further group is spare unless it is needed (see _Rank)
+        reached = tally[COUNTED] >= minimum  # every further group is spare unless it is needed (see _Rank)
         for i in range(index, len(options)):
             option = options[i]
-            for group in (option.groups if not reached else option.needed if tally[7] else option.needed_or_plain):
+            for group in (option.groups if not reached else option.needed if tally[PLAIN] else option.needed_or_plain):
                 if not fits[group.vector]:
                     continue
                 picked = (*chosen, group)
@@ -312,9 +314,9 @@ def _some_group_to_spare(groups: tuple[_Group, ...], tally: Tally, minimum: int)
     """A group that every legal initial meld containing these groups (they hold no black threes)
     could lay later: the rest still counts the minimum, holds a natural meld, and the group is a
     natural meld beside another one, the wild-card meld, or wild cards a later meld may take."""
-    counted = tally[0]
+    counted = tally[COUNTED]
     for g in groups:
-        if counted - g.value >= minimum and (g.spare_alone or (g.plain and tally[7] > 1)):
+        if counted - g.value >= minimum and (g.spare_alone or (g.plain and tally[PLAIN] > 1)):
             return True
     return False
 
