@@ -37,7 +37,8 @@ from canasta_conformance.contract.scenario import impossible, setup_problems
 from canasta_conformance.contract.spec import Spec, load_spec
 from canasta_conformance.contract.variant_rules import VariantRules
 
-from . import __version__
+from . import engine_version
+from ._build import mypyc_attr
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
 from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, plan_melds, remove_card, remove_from_hand
@@ -56,6 +57,7 @@ from .three_player import form_lone_hand
 Commit = Callable[[], None]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a compiled build may still be subclassed, as the pure one
 class ReferenceEngine:
     """The oracle engine. ``ReferenceEngine(spec)``; the harness builds it with no argument."""
 
@@ -73,7 +75,7 @@ class ReferenceEngine:
 
     def _declare(self) -> Capabilities:
         return Capabilities(
-            name="canasta-reference", version=__version__,
+            name="canasta-reference", version=engine_version(),
             variants=tuple(sorted(v for v in self.spec.variants if self.supports(v))),
             options=tuple(name for name, p in self.spec.parameters.items() if p.implemented),
             features=("legal_actions", "deal", "cites_rules"), spec_version=self.spec.version,

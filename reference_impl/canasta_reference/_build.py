@@ -1,0 +1,84 @@
+"""Which build of the engine runs: its Python source ("pure") or the optional compiled build.
+
+``tools/build_accelerated.py`` compiles the engine's modules with mypyc into extension modules
+placed next to their sources (an extension module is imported in preference to the ``.py`` of the
+same name) and writes a stamp, ``_compiled.json``, with a digest of every source it compiled.
+This module is never compiled and imports only the standard library: the build tool loads it by
+file path, and the package checks at import that a compiled build matches its sources, so stale
+compiled code never runs in place of changed source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+try:  # mypyc reads this class decorator when it compiles the engine; it comes with mypy
+    from mypy_extensions import mypyc_attr as mypyc_attr
+except ImportError:  # a plain install runs the engine as Python source: the decorator changes nothing
+
+    def mypyc_attr(*attrs: str, **settings: object) -> Callable[[T], T]:
+        return lambda cls: cls
+
+PACKAGE = Path(__file__).resolve().parent
+#: the checkout (or install) root that holds ``reference_impl/`` and ``conformance/``
+ROOT = PACKAGE.parent.parent
+STAMP = PACKAGE / "_compiled.json"
+#: the modules that are never compiled: the package root and this module
+NEVER_COMPILED = ("__init__.py", "_build.py")
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def engine_sources() -> list[Path]:
+    """The engine's modules a build compiles (every module of the package but ``NEVER_COMPILED``)."""
+    return sorted(p for p in PACKAGE.glob("*.py") if p.name not in NEVER_COMPILED)
+
+
+def compiled_modules() -> list[Path]:
+    """The extension modules of the package that shadow a module's source."""
+    return sorted(p for p in PACKAGE.iterdir() if p.name.endswith(tuple(EXTENSION_SUFFIXES)) and not p.name.startswith("_compiled__mypyc"))
+
+
+def build() -> str:
+    """``"compiled"`` when the engine's modules are a compiled build, ``"pure"`` otherwise."""
+    return "compiled" if STAMP.exists() or compiled_modules() else "pure"
+
+
+def stale_reason() -> str | None:
+    """Why the compiled build present does not match the sources (None: it matches, or none is present)."""
+    if not STAMP.exists():
+        found = compiled_modules()
+        return f"{found[0].name} and {len(found) - 1} more extension modules have no build stamp ({STAMP.name})" if found else None
+    try:
+        recorded: dict[str, str] = json.loads(STAMP.read_text(encoding="utf-8"))["sources"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return f"unreadable build stamp {STAMP}: {error}"
+    current = {str(p.relative_to(ROOT)): p for p in engine_sources()}
+    for name in sorted(set(current) - set(recorded)):
+        return f"{name} is new since the build"
+    for name, sha in sorted(recorded.items()):
+        path = ROOT / name
+        if not path.exists():
+            return f"{name} was removed since the build"
+        if digest(path) != sha:
+            return f"{name} changed since the build"
+    return None
+
+
+def check() -> None:
+    """Refuse to import a compiled build made from other sources: it would run old code in place of the new."""
+    reason = stale_reason()
+    if reason is not None:
+        raise ImportError(
+            f"the compiled build of the reference engine in {PACKAGE} is stale ({reason}): rebuild it with "
+            "'python tools/build_accelerated.py', or remove it with 'python tools/build_accelerated.py --clean'"
+        )
