@@ -1,0 +1,127 @@
+"""The optional compiled engine (tools/build_accelerated.py, mypyc).
+
+A stale build (made from other sources) is refused at import, in any checkout. The tests marked
+``compiled`` run only where a compiled build is present (or ``CANASTA_COMPILED=1`` demands one):
+the engine's modules are extension modules matching the sources, the engine says it runs
+compiled, and it answers exactly as the Python source does on random hands of every variant
+(positions, legal lists, verdicts with their rules and messages, score sheets). The rest of the
+suite runs against whichever build is present: with a build, ``pytest`` tests the compiled
+engine (benchmarks/README.md lists the few tests that patch engine internals and so cannot)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+
+import canasta_reference
+from canasta_reference import _build
+from canasta_reference.engine import ReferenceEngine
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOL = ROOT / "tools" / "build_accelerated.py"
+COMPILED = _build.build() == "compiled"
+compiled = pytest.mark.skipif(
+    not COMPILED and os.environ.get("CANASTA_COMPILED") != "1",
+    reason="no compiled build of the engine (python tools/build_accelerated.py; CANASTA_COMPILED=1 requires one)",
+)
+
+
+def _source_copy(tmp_path: Path) -> Path:
+    """The engine's Python source alone (no extension module, no stamp), as a path entry."""
+    package = tmp_path / "reference_impl" / "canasta_reference"
+    package.mkdir(parents=True)
+    for source in (ROOT / "reference_impl" / "canasta_reference").glob("*.py"):
+        shutil.copy(source, package / source.name)
+    return package
+
+
+def _import(package: Path, code: str = "import canasta_reference") -> subprocess.CompletedProcess[str]:
+    path = os.pathsep.join([str(package.parent), str(ROOT / "conformance")])
+    return subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": path}, capture_output=True, text=True, timeout=120)
+
+
+def test_the_source_alone_runs_pure(tmp_path: Path) -> None:
+    done = _import(_source_copy(tmp_path), "import canasta_reference as r; from canasta_reference.engine import ReferenceEngine as E; "
+                   "print(r.build(), E().capabilities().version)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["pure", canasta_reference.__version__]
+
+
+def test_a_build_stamp_that_does_not_match_the_sources_is_refused_at_import(tmp_path: Path) -> None:
+    package = _source_copy(tmp_path)
+    engine = package / "engine.py"
+    stamp = {str(p.relative_to(tmp_path)): _build.digest(p) for p in sorted(package.glob("*.py")) if p.name not in _build.NEVER_COMPILED}
+    (package / "_compiled.json").write_text(json.dumps({"sources": stamp}), encoding="utf-8")
+    assert _import(package).returncode == 0  # the stamp matches: accepted
+
+    engine.write_text(engine.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    done = _import(package)
+    assert done.returncode != 0
+    assert "ImportError" in done.stderr and "is stale (reference_impl/canasta_reference/engine.py changed since the build)" in done.stderr
+    assert "--clean" in done.stderr
+
+
+def test_extension_modules_without_a_stamp_are_refused(tmp_path: Path) -> None:
+    package = _source_copy(tmp_path)
+    (package / f"movegen{EXTENSION_SUFFIXES[0]}").write_bytes(b"")  # never loaded: the package refuses first
+    done = _import(package)
+    assert done.returncode != 0 and "have no build stamp" in done.stderr
+
+
+@compiled
+def test_the_engine_modules_are_a_current_compiled_build() -> None:
+    assert COMPILED, "CANASTA_COMPILED=1 but no compiled build: python tools/build_accelerated.py"
+    assert _build.stale_reason() is None
+    sources = json.loads(_build.STAMP.read_text(encoding="utf-8"))["sources"]
+    engine_sources = {str(p.relative_to(ROOT)) for p in _build.engine_sources()}
+    assert engine_sources <= set(sources)
+    for name in sorted(engine_sources):
+        module = sys.modules.get(f"canasta_reference.{Path(name).stem}") or __import__(f"canasta_reference.{Path(name).stem}", fromlist=["_"])
+        assert str(module.__file__).endswith(tuple(EXTENSION_SUFFIXES)), f"{name} runs from {module.__file__}"
+    done = subprocess.run([sys.executable, str(TOOL), "--check"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "up to date" in done.stdout, done.stdout + done.stderr
+
+
+@compiled
+def test_the_compiled_engine_says_so() -> None:
+    assert ReferenceEngine().capabilities().version == f"{canasta_reference.__version__}+compiled"
+    assert canasta_reference.build() == "compiled"
+
+
+@compiled
+def test_the_compiled_engine_may_be_subclassed() -> None:
+    class Quiet(ReferenceEngine):
+        def legal_actions(self):  # type: ignore[no-untyped-def]
+            return []
+
+    assert Quiet().legal_actions() == []
+
+
+@compiled
+def test_compiled_and_source_engines_answer_alike_on_random_hands_of_every_variant(tmp_path: Path) -> None:
+    walks = ROOT / "tests" / "engine_walks.py"
+    hands = os.environ.get("CANASTA_COMPILED_HANDS", "2")
+
+    def play(reference_root: Path) -> list[str]:
+        path = os.pathsep.join([str(reference_root), str(ROOT / "conformance"), str(ROOT / "rules_site")])
+        done = subprocess.run([sys.executable, str(walks), "--hands", hands], env={**os.environ, "PYTHONPATH": path},
+                              capture_output=True, text=True, timeout=1200)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    compiled_lines = play(ROOT / "reference_impl")
+    pure_lines = play(_source_copy(tmp_path).parent)
+    assert len(compiled_lines) == len(pure_lines)
+    for compiled_line, pure_line in zip(compiled_lines, pure_lines, strict=True):
+        if compiled_line != pure_line:
+            assert json.loads(compiled_line) == json.loads(pure_line)
+    ends = [line for line in map(json.loads, compiled_lines) if "step" not in line]
+    assert all(line["score"] for line in ends)
+    assert len(ends) == len(ReferenceEngine().capabilities().variants) * int(hands)  # every hand played to its end
