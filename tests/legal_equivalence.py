@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from canasta_conformance.contract.cards import _RANK_ORDER, Card, sort_cards
 from canasta_conformance.contract.model import WILD_MELD, Action, Meld, MeldGroup, Position, TakePile, meld_rank
+from canasta_conformance.contract.sequences import rank_order
 from canasta_reference.engine import ReferenceEngine
 
 ORDER = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
@@ -62,11 +63,38 @@ def _groups(by_rank: dict[str, list[Card]], hand: list[Card], wild: frozenset[st
     return tuple(groups)
 
 
+def _sequence_groups(runs: list[MeldGroup], position: Position, wild: frozenset[str]) -> list[MeldGroup]:
+    """The cards an action lays into one sequence form one group (meld.sequence.extend): cards of a
+    suit join when their ranks follow each other, directly or through a sequence of the side (laying
+    4H-5H-6H and 7H is laying 4H-5H-6H-7H; 3H and 7H on the side's 4H-5H-6H are one group)."""
+    side = position.melds[position.turn % position.sides]
+    on_table: dict[str | None, set[int]] = {}
+    for meld in side:
+        if len({c.rank for c in meld if c.rank not in wild}) > 1:  # a sequence (one-rank melds hold one natural rank)
+            on_table.setdefault(meld[0].suit, set()).update(rank_order(c.rank) for c in meld)
+    laid = [c for g in runs for c in g.cards]
+    joined: dict[tuple[str | None, int], list[Card]] = {}
+    for suit in {c.suit for c in laid}:
+        mine = [c for c in laid if c.suit == suit]
+        orders = sorted({*on_table.get(suit, set()), *(rank_order(c.rank) for c in mine)})
+        part, previous = 0, None
+        component: dict[int, int] = {}
+        for order in orders:
+            if previous is not None and order > previous + 1:
+                part += 1
+            component[order] = part
+            previous = order
+        for c in mine:
+            joined.setdefault((suit, component[rank_order(c.rank)]), []).append(c)
+    return [MeldGroup(sort_cards(cards), None, True) for cards in joined.values()]
+
+
 def _sequence_canonical(action: Meld, position: Position, wild: frozenset[str], wild_meld: bool) -> Action | None:
-    """A meld with sequence groups (meld.sequences): suits matter in a sequence, so its groups stay
-    as they are (cards in canonical order, groups in the order of their tokens), after the canonical form
-    of the other groups, read from the hand without the sequences' cards."""
-    runs = sorted((MeldGroup(sort_cards(g.cards), None, True) for g in action.melds if g.sequence), key=lambda g: [c.token for c in g.cards])
+    """A meld with sequence groups (meld.sequences): suits matter in a sequence, so its cards stay as
+    they are, one group for each sequence they go to (_sequence_groups), the groups in the order of
+    their tokens, after the canonical form of the other groups, read from the hand without the
+    sequences' cards."""
+    runs = sorted(_sequence_groups([g for g in action.melds if g.sequence], position, wild), key=lambda g: [c.token for c in g.cards])
     others = tuple(g for g in action.melds if not g.sequence)
     if not others:
         return Meld(tuple(runs))

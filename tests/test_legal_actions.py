@@ -153,6 +153,7 @@ def sequence_candidates(position: Position, listed: list[Action], rng: random.Ra
     out: list[Action] = []
     if not hand:
         return out
+    side_ranks = sorted({c.rank for meld in position.melds[position.turn % position.sides] for c in meld if c.rank not in "23"})
     for _ in range(count):
         suit = rng.choice("CDHS")
         start = rng.randrange(len(order))
@@ -165,19 +166,27 @@ def sequence_candidates(position: Position, listed: list[Action], rng: random.Ra
         elif spoil < 0.3 and len(cards) > 2:
             cards.pop(rng.randrange(1, len(cards) - 1))
         out.append(Meld((MeldGroup(sort_cards(cards), None, True),)))
+    wild = SPEC.variant_rules(position.variant, dict(position.options)).cards_wild_ranks
+    out += [_runs_with_ranks(hand, rng, wild) for _ in range(count)]
+    out += [_in_two(hand, rng, wild, side_ranks) for _ in range(count // 3)]
     for action in listed:
         if not isinstance(action, Meld) or not any(g.sequence for g in action.melds) or rng.random() < 0.5:
             continue
         groups = list(action.melds)
         index = next(i for i, g in enumerate(groups) if g.sequence)
         cards = list(groups[index].cards)
-        change = rng.choice(("add", "drop", "swap", "rank", "pile"))
+        change = rng.choice(("add", "drop", "swap", "rank", "pile", "split"))
         if change == "add":
             cards.append(rng.choice(hand))
         elif change == "drop" and len(cards) > 1:
             cards.pop(rng.randrange(len(cards)))
         elif change == "swap":
             cards[rng.randrange(len(cards))] = rng.choice(hand)
+        elif change == "split" and len(cards) > 1:  # two groups of one run: one sequence
+            cut = rng.randrange(1, len(cards))
+            groups[index:index + 1] = [MeldGroup(sort_cards(cards[:cut]), None, True), MeldGroup(sort_cards(cards[cut:]), None, True)]
+            out.append(Meld(tuple(groups)))
+            continue
         elif change == "rank":
             extra = [c for c in hand if c not in cards]
             if extra:
@@ -189,6 +198,62 @@ def sequence_candidates(position: Position, listed: list[Action], rng: random.Ra
         groups[index] = MeldGroup(sort_cards(cards), None, True)
         out.append(Meld(tuple(groups)))
     return out
+
+
+def _runs_with_ranks(hand: list[Card], rng: random.Random, wild: frozenset[str]) -> Meld:
+    """One to three runs of the hand's cards of one suit (three to seven long, or shorter), with
+    groups of one rank of the rest of the hand: all of it, all but one card, or some of its ranks
+    (the wild cards spread over them); the one-rank groups take the cards the runs left, whatever
+    their suits (the suits a sequence of the same action depends on)."""
+    order = "456789TJQKA"
+    rest = Counter(hand)
+    groups: list[MeldGroup] = []
+    for _ in range(rng.randint(1, 3)):
+        starts = [c for c in rest.elements() if c.rank in order]
+        if not starts:
+            break
+        first = rng.choice(starts)
+        run = [first]
+        for rank in order[order.index(first.rank) + 1:order.index(first.rank) + rng.randint(3, 7)]:
+            if not rest[Card(rank, first.suit)]:
+                break
+            run.append(Card(rank, first.suit))
+        rest -= Counter(run)
+        groups.append(MeldGroup(sort_cards(run), None, True))
+    left = sort_cards(list(rest.elements()))
+    keep = rng.choice(("all", "one", "some"))
+    if keep == "one" and left:
+        drop = rng.randrange(len(left))
+        left = tuple(c for i, c in enumerate(left) if i != drop)
+    by_rank: dict[str, list[Card]] = {}
+    wilds = []
+    for c in left:
+        if c.rank in wild:
+            wilds.append(c)
+        else:
+            by_rank.setdefault(c.rank, []).append(c)
+    ranks = [r for r in by_rank if keep != "some" or rng.random() < 0.5]
+    for w in wilds:
+        if ranks and (keep != "some" or rng.random() < 0.5):
+            by_rank[rng.choice(ranks)].append(w)
+    return Meld((*(MeldGroup(sort_cards(by_rank[r])) for r in ranks), *groups))
+
+
+def _in_two(hand: list[Card], rng: random.Random, wild: frozenset[str], side_ranks: list[str]) -> Meld:
+    """Every card in two groups, one of them a single card, either a sequence group (going out with
+    a sequence and a card that goes elsewhere, or the other way round)."""
+    last = rng.choice(hand)
+    rest = list(hand)
+    rest.remove(last)
+
+    def group(cards: list[Card], sequence: bool) -> MeldGroup:
+        if sequence:
+            return MeldGroup(sort_cards(cards), None, True)
+        naturals = [c for c in cards if c.rank not in wild]
+        return MeldGroup(sort_cards(cards), None if naturals or not side_ranks else rng.choice(side_ranks))
+
+    first = rng.random() < 0.5
+    return Meld((group(rest, first), group([last], not first or rng.random() < 0.3))) if rest else Meld((group([last], True),))
 
 
 def check_position(engine: ReferenceEngine, rng: random.Random) -> int:

@@ -224,3 +224,110 @@ def test_going_out_may_extend_a_sequence_by_some_of_the_cards_that_fit():
     out = Meld((MeldGroup(tuple(cards("8C 8H 8S"))), run("7H")))
     assert engine.apply(out).accepted and engine.apply(parse_action("discard 7C")).accepted
     assert engine.observe().phase == "over"
+
+
+#: the cards of _engine's position outside the hand
+_ELSEWHERE = "QD QS 7C TD TS 4C JD JH 4D 6C AC AD AS".split()
+
+
+def _rich_in_runs(rng: random.Random, size: int) -> list[str]:
+    """A hand of runs of several suits that compete for the naturals of their ranks, other cards of
+    those ranks, and maybe wild cards and black threes."""
+    order = "456789TJQKA"
+    held = Counter(_ELSEWHERE)  # no card more often than the two packs hold it
+    hand: list[str] = []
+
+    def add(token: str) -> None:
+        if held[token] < 2 and len(hand) < size:
+            held[token] += 1
+            hand.append(token)
+
+    while len(hand) < size:
+        roll = rng.random()
+        if roll < 0.5:
+            start, suit = rng.randrange(len(order) - 2), rng.choice("CDHS")
+            for rank in order[start:start + rng.randint(2, 5)]:
+                add(rank + suit)
+        elif roll < 0.8:
+            add(rng.choice(order[:6]) + rng.choice("CDHS"))
+        elif roll < 0.92:
+            add(rng.choice(["JK", "2C", "2H"]))
+        else:
+            add(rng.choice(["3C", "3S"]))
+    return hand
+
+
+@settings(max_examples=int(os.environ.get("CANASTA_SEQUENCE_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), score=st.sampled_from([0, 1500, 3000]), size=st.integers(6, 16))
+def test_the_list_is_exactly_the_legal_actions_for_initial_melds_rich_in_runs(seed, score, size):
+    """Positions random walks seldom reach: a side yet to meld (each initial-meld minimum), its hand
+    rich in runs of several suits competing for the naturals of one rank; the candidates include
+    runs with groups of one rank of the rest of the hand (all of it, all but one card, some ranks)."""
+    rng = random.Random(seed)
+    engine = _engine(" ".join(_rich_in_runs(rng, size)), [], scores=[score, 0])
+    check_position(engine, rng)
+
+
+#: a side's melds and cards that fit them: one canasta to go out, or two (going_out.canastas_required
+#: 2, where two cards each completing one go out only together)
+_NEAR_OUT = {
+    "one": ({}, [["5H", "6H", "7H"], ["9S", "TS", "JS", "QS"], ["KC", "KD", "KS"]], ["8C", "8D", "8H", "8S", "8C", "8D", "JK"],
+            ["4H", "8H", "9H", "8S", "AH", "KS", "AS", "KH", "KC", "7C", "7D", "7S", "2C", "JK", "4C", "4D", "5C", "6C", "4S", "3C"]),
+    "two": ({"going_out.canastas_required": 2}, [["5H", "6H", "7H", "8H", "9H", "TH"], ["KC", "KD", "KS", "KH", "KC", "2D"], ["9C", "9D", "9S"]],
+            ["8C", "8D", "8S", "8C", "8D", "8S", "JK"], ["4H", "JH", "KH", "KS", "9H", "9C", "2C", "JK", "5C", "6C", "7C", "3C", "QH"]),
+}
+
+
+@settings(max_examples=int(os.environ.get("CANASTA_SEQUENCE_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), size=st.integers(2, 6), canasta=st.booleans(), question=st.sampled_from([None, "yes", "no"]),
+       need=st.sampled_from(sorted(_NEAR_OUT)))
+def test_the_list_is_exactly_the_legal_actions_for_a_side_with_sequences_near_going_out(seed, size, canasta, question, need):
+    """A side holding sequences and melds, a few cards left that fit them (going out in two groups,
+    with a sequence, neither legal alone, where each completes one of the two canastas needed)."""
+    rng = random.Random(seed)
+    options, melds, more, pool = _NEAR_OUT[need]
+    hand = rng.sample(pool, min(size, len(pool)))
+    facts: dict[str, object] = {"melded_seats": [0]}
+    if question is not None:
+        facts["question"] = question
+    engine = _engine(" ".join(hand), [*melds, *([more] if canasta else [])], options={**ON, **options}, facts=facts)
+    check_position(engine, rng)
+
+
+def test_going_out_with_a_sequence_and_a_card_needing_both_at_once_is_listed():
+    """Two canastas to go out (going_out.canastas_required 2): JH completes the hearts sequence, KH
+    the kings; each alone leaves the other card without the two canastas, so only both at once go out."""
+    options, melds, _, _ = _NEAR_OUT["two"]
+    engine = _engine("JH KH", melds, options={**ON, **options}, facts={"melded_seats": [0]})
+    out = Meld((MeldGroup(tuple(cards("KH"))), run("JH")))
+    assert not engine.check(Meld((run("JH"),))).accepted and not engine.check(Meld(out.melds[:1])).accepted
+    assert engine.check(out).accepted and out in engine.legal_actions()
+
+
+def test_an_initial_meld_lists_the_suits_of_a_rank_that_its_sequence_leaves():
+    """initial.table (50): [9H 9S 2C] (40) and 9H-TH-JH (30) make 70, each needed. The nines are
+    taken from the hand without the run's cards: [9H 9H 2C] (the canonical suits of the whole hand)
+    would leave no 9H for the run, so the listed action is the one with 9S."""
+    engine = _engine("9H 9H 9S TH JH 2C KC KD KS", [])
+    laid = Meld((MeldGroup(tuple(cards("2C 9H 9S"))), run("9H TH JH")))
+    assert engine.check(laid).accepted and laid in engine.legal_actions()
+    assert not engine.check(Meld(laid.melds[:1])).accepted and not engine.check(Meld(laid.melds[1:])).accepted
+
+
+def test_initial_melds_with_two_sequences_and_a_rank_are_listed():
+    """initial.table: 4D-5D-6D (15) and 4S-5S-6S (15) with the eights (30) make 60 against a
+    minimum of 50; any two of the three groups make 45 at most: every group is needed."""
+    engine = _engine("4D 5D 6D 4S 5S 6S 8C 8H 8S 9H JC KD", [])
+    eights = MeldGroup(tuple(cards("8C 8H 8S")))
+    three = Meld((eights, run("4D 5D 6D"), run("4S 5S 6S")))
+    assert engine.check(three).accepted and three in engine.legal_actions()
+    assert not engine.check(Meld((eights, run("4D 5D 6D")))).accepted
+
+
+def test_an_initial_meld_with_a_sequence_and_ranks_leaving_one_card_is_listed():
+    """initial.table at a cumulative score of 1500 (minimum 90): 4D-5D-6D (15), seven sevens (35,
+    a canasta) and four eights (40) make 90, each needed; the 9H is left to discard."""
+    engine = _engine("4D 5D 6D 7C 7D 7H 7S 7S 7D 7H 8C 8H 8S 8D 9H", [], scores=[1500, 0])
+    laid = Meld((MeldGroup(tuple(cards("8C 8D 8H 8S"))), MeldGroup(tuple(cards("7C 7D 7D 7H 7H 7S 7S"))), run("4D 5D 6D")))
+    assert engine.check(laid).accepted and laid in engine.legal_actions()
+    assert not engine.check(Meld(laid.melds[::2])).accepted  # 55

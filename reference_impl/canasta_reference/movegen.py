@@ -43,8 +43,9 @@ hand is live, lists no illegal action, and lists every legal action up to:
    * the wild-card meld of a side that has melded: every legal one (started or added to, any
      number of wild cards by kind).
 
-Sequences (``meld.sequences``) keep their suits; what is listed of them is documented in
-:mod:`canasta_reference.sequence_moves`.
+Sequences (``meld.sequences``) keep their suits, and the cards an action lays into one sequence
+are one group; what is listed of them (and how one-rank groups beside them take their suits) is
+documented in :mod:`canasta_reference.sequence_moves`.
 
 Everything else (draw, decline, ask, answer, discard, end of turn, special hands: one per kind
 and distinct discard) is listed exactly. Where the table's penalties are played

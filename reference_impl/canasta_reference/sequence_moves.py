@@ -1,38 +1,60 @@
 """The legal sequence melds of a position (meld.sequences), for the move generator.
 
 Suits matter in a sequence, so its cards are listed as they are (eq.suits.irrelevant does not
-apply to them). What is listed (the documented equivalence of :mod:`canasta_reference.movegen`):
+apply to them). The equivalence of :mod:`canasta_reference.movegen` reads, for an action with
+sequence groups:
 
-* a meld of one sequence group: every legal one, a new sequence (three to seven cards of one suit
-  in consecutive rank order from the hand) or an extension of one of the side's sequences at one
-  end or both;
-* the initial meld of one sequence group with new melds of one rank (any of their legal forms),
-  or of two sequence groups, every group needed to reach the minimum (with two melds of one rank
-  or more: those that leave the player two cards or more, as in initial_melds.initial_meld_sets).
+* *Sequence groups*: the cards an action lays into one sequence (a new one, or one of the side's,
+  at one end or both) form one group: laying 4H-5H-6H and 7H in one action is laying 4H-5H-6H-7H,
+  and laying 4H and 8H on the side's 5H-6H-7H is laying the group [4H 8H]. The groups come after the
+  groups of one rank, in the order of their cards' tokens.
+* *One-rank groups beside sequences*: their cards are taken in canonical suit order from the hand
+  *without* the cards the same action lays in sequences. So every suit choice a sequence of the
+  action depends on is listed: with 5H 5H 5S 6H 7H, a joker and an initial meld needing both, the
+  action [5H 5S JK] [seq 5H 6H 7H] is listed (the fives left once the run is laid), and [5H 5H JK]
+  alone where it is legal. Which suits a one-rank meld leaves in the hand for *later* actions is
+  not distinguished (eq.suits.irrelevant, as in the protocol: a driver may name any suits to
+  ``apply``; laying a run first, then the one-rank meld, keeps the suits the run needs).
+* *Steps of one turn*, as for melds of one rank: an action is listed when no part of it (some of
+  its groups) is legal on its own first; otherwise it is that part followed by the rest.
 
-Actions that combine sequence groups with other groups otherwise are steps of one turn: a listed
-meld followed by the rest. Not listed (and not reachable by steps): an initial meld that needs
-two sequences and another group, or a sequence and several ranks leaving one card or none; and a
-going-out meld that needs a sequence together with another group at once, no part of it being
-legal alone. And one-rank melds are listed up to suits (eq.suits.irrelevant) even where the suits
-matter to the sequences still to be laid: with 5H 5H 5S 6H 7H and a joker, [5H 5H JK] is listed,
-[5S 5H JK] (which leaves 5H 6H 7H for a sequence in the same meld action) is not. So with this
-option on, legal_actions() is not complete: these moves are legal (apply accepts them) but not
-listed.
+What is listed, exactly:
+
+* a side with melds: every legal meld of one sequence group (a new sequence of three to seven
+  cards of one suit in consecutive rank order, or an extension of one of the side's sequences at
+  one end or both); and every legal going out in two groups, one of them a sequence group and one
+  a single card, neither legal alone (the only way a meld of several groups with a sequence has no
+  legal first part: any group leaving two cards or more is legal alone);
+* a side yet to meld (initial.table, the sequences counting their cards): every legal initial meld
+  of sequence groups and melds of one rank in which every one-rank group is needed (without any one
+  of them the rest counts less than the minimum), whether or not its sequences are: a one-rank meld
+  laid first would be listed in the canonical suits of the whole hand, maybe taking a card a
+  sequence needs (with 8C 8D 8S, a joker and 6D 7D, [JK 8C 8D] reaches the minimum alone, and
+  [JK 8C 8S] [seq 6D 7D 8D] is listed); of sequence groups alone: every legal one in which every
+  group is needed; and every legal one leaving one card or none whose groups other than black
+  threes count less than the minimum (with black threes: they may only go out; without: going out
+  concealed, initial.concealed-exception). Any other part of an initial meld that could go first
+  would leave three cards or more and count the minimum, so it is legal on its own.
+
+The sets of sequences tried are bounded by the rules: an initial meld's sequences are added while
+their count is short of the minimum (a sequence added after it is reached is not needed), and a
+going out lays every card but at most one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from canasta_conformance.contract.cards import Card, sort_cards
-from canasta_conformance.contract.model import Meld, MeldGroup
+from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 from canasta_conformance.contract.sequences import rank_order, span
 
-from .initial_melds import _new_meld_options, initial_meld_sets
-from .position_facts import Facts
+from .initial_melds import _new_meld_options, _spread
+from .move_rules import group_is_legal
+from .position_facts import Facts, Part, WildVector
+from .sequences import touches
 
 if TYPE_CHECKING:
     from .engine import ReferenceEngine
@@ -93,43 +115,157 @@ def sequence_groups(f: Facts) -> Iterator[MeldGroup]:
                             yield g
 
 
+def in_order(runs: Iterable[MeldGroup]) -> tuple[MeldGroup, ...]:
+    """Sequence groups in the order of an action: by their cards' tokens."""
+    return tuple(sorted(runs, key=lambda g: [c.token for c in g.cards]))
+
+
 def sequence_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
     """The listed sequence melds (see the module's documentation)."""
-    short: list[tuple[MeldGroup, int]] = []  # sequences below the initial-meld minimum alone
+    if not f.melded:
+        yield from _initial_melds(engine, f)
+        return
     for g in sequence_groups(f):
         alone = Meld((g,))
         if engine.is_legal(alone):
             yield alone
-        elif not f.melded and (value := f.rules.count(g.cards)) < f.minimum:
-            short.append((g, value))
-    for g, value in short:
-        yield from _initial_with_ranks(engine, f, g, value)
-    for i, (g, value) in enumerate(short):  # initial.table: two sequences, each needed
-        for h, other in short[i + 1:]:
-            if value + other >= f.minimum and not set(g.cards) & set(h.cards):
-                both = Meld(tuple(sorted((g, h), key=lambda x: [c.token for c in x.cards])))
-                if engine.is_legal(both):
-                    yield both
+    yield from _going_out_in_two(engine, f)
 
 
-def _initial_with_ranks(engine: ReferenceEngine, f: Facts, g: MeldGroup, value: int) -> Iterator[Meld]:
-    """initial.table: the sequence ``g`` (counting ``value``, short of the minimum) with new melds
-    of one rank from the rest of the hand, every group needed to reach the minimum."""
+# --- a side yet to meld -------------------------------------------------------------------------
+def _initial_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
+    """initial.table with sequences: for each set of the hand's runs (_run_sets), the one-rank
+    melds of the rest of the hand that reach the minimum (_rank_sets) or lay all of it but one card
+    at most (_whole_rest), kept when no part of the action could go first."""
+    runs = [(g, f.rules.count(g.cards)) for g in sequence_groups(f)]
+    seen: set[Meld] = set()
+    for chosen in _run_sets(f, runs):
+        counted = sum(value for _, value in chosen)
+        rest = _without(f, [g for g, _ in chosen])
+        if counted >= f.minimum:
+            layouts: Iterable[tuple[Part, ...]] = [()]
+        else:
+            layouts = (*_rank_sets(rest, counted), *_whole_rest(rest))
+        seqs = in_order(g for g, _ in chosen)
+        for parts in layouts:
+            ranks = [p.value for p in parts if p.rank != "3"]
+            total = counted + sum(ranks)
+            if any(p.rank == "3" for p in parts):
+                if total >= f.minimum:
+                    continue  # the groups but the black threes make an initial meld first
+            elif any(total - value >= f.minimum for value in ranks or [value for _, value in chosen]):
+                continue  # a group not needed: laid by a later meld of the turn
+            laid = Meld((*rest.groups(parts), *seqs))
+            if laid not in seen and engine.is_legal(laid):
+                seen.add(laid)
+                yield laid
+
+
+def _run_sets(f: Facts, runs: list[tuple[MeldGroup, int]]) -> Iterator[tuple[tuple[MeldGroup, int], ...]]:
+    """Sets of the hand's runs laid as separate sequences (two of one suit never touch: touching,
+    they are one run), added while their count is short of the minimum."""
+
+    def extend(start: int, chosen: tuple[tuple[MeldGroup, int], ...], counted: int) -> Iterator[tuple[tuple[MeldGroup, int], ...]]:
+        for i in range(start, len(runs)):
+            g, value = runs[i]
+            if any(touches(g.cards, h.cards) for h, _ in chosen):
+                continue
+            picked = (*chosen, runs[i])
+            yield picked
+            if counted + value < f.minimum:
+                yield from extend(i + 1, picked, counted + value)
+
+    yield from extend(0, (), 0)
+
+
+def _without(f: Facts, runs: list[MeldGroup]) -> Facts:
+    """The facts of the position with the runs' cards out of the hand."""
     state = f.state
     rest = state.hand.copy()
-    rest.subtract(g.cards)
+    for g in runs:
+        rest.subtract(g.cards)
     hands = list(state.hands)
     hands[state.turn] = +rest
-    other = Facts(replace(state, hands=hands))
-    for parts in _new_meld_options(other, None):
-        for part in parts:
-            if part.value >= f.minimum or value + part.value < f.minimum:
-                continue
-            both = Meld((*other.groups((part,)), g))
-            if engine.is_legal(both):
-                yield both
-    for chosen in initial_meld_sets(other, (), counted=value):
-        if sum(p.value for p in chosen) < f.minimum:  # the sequence is needed too
-            laid = Meld((*other.groups(chosen), g))
-            if engine.is_legal(laid):
-                yield laid
+    return Facts(replace(state, hands=hands))
+
+
+def _rank_sets(f: Facts, counted: int) -> Iterator[tuple[Part, ...]]:
+    """New melds of one rank (any legal form, at most one a rank) added to a count of ``counted``
+    while it is short of the minimum, within the hand's wild cards."""
+    options = _new_meld_options(f, None)
+    best = [max(p.value for p in parts) for parts in options]
+    reach = [sum(best[i:]) for i in range(len(options) + 1)]  # the most the ranks from i on add
+
+    def extend(index: int, chosen: tuple[Part, ...], total: int, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
+        if total >= f.minimum:
+            yield chosen
+            return
+        if total + reach[index] < f.minimum:
+            return
+        for i in range(index, len(options)):
+            for part in options[i]:
+                spent = tuple(a + b for a, b in zip(wilds, part.wilds, strict=True))
+                if all(s <= a for s, a in zip(spent, f.wild_avail, strict=True)):
+                    yield from extend(i + 1, (*chosen, part), total + part.value, spent)
+
+    yield from extend(0, (), counted, f.no_wilds)
+
+
+def _whole_rest(f: Facts) -> Iterator[tuple[Part, ...]]:
+    """The hand laid in melds of one rank (black threes included), all of it or all but one card
+    (any one kept), the wild cards spread over the melds in every allowed way."""
+    rules = f.rules
+    keeps: list[str | int | None] = [None, *f.naturals, *range(len(f.wild_kinds))]
+    for keep in keeps:
+        naturals = {rank: len(cards) - (keep == rank) for rank, cards in f.naturals.items()}
+        avail = tuple(n - (keep == i) for i, n in enumerate(f.wild_avail))
+        if f.hand_size - sum(naturals.values()) - sum(avail) > 1:
+            continue  # (red threes stay in the hand)
+        if any(0 < n < (rules.meld_min_cards if rank == "3" else rules.meld_min_naturals) for rank, n in naturals.items()):
+            continue
+        targets = [(rank, n) for rank, n in naturals.items() if n]
+        for spread in _spread(f, targets, avail):
+            parts = tuple(
+                Part(rank, n, wilds, sum(wilds), n * f.natural_value(rank) + sum(a * b for a, b in zip(wilds, f.wild_values, strict=True)))
+                for (rank, n), wilds in zip(targets, spread, strict=True)
+            )
+            if all(group_is_legal(f, p.rank, p.k, p.n_wilds, True) for p in parts):
+                yield parts
+
+
+# --- a side with melds --------------------------------------------------------------------------
+def _going_out_in_two(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
+    """Going out with every card in two groups, one a sequence group, one of them a single card,
+    neither legal alone (each alone would leave one card without the canastas to go out)."""
+    state = f.state
+    if f.hand_size < 2 or state.question == "no":
+        return
+    hand = list(state.hand.elements())
+    seen: set[Meld] = set()
+    for last in f.distinct:
+        rest = list(hand)
+        rest.remove(last)
+        for g in _one_group(f, rest):
+            for h in _one_group(f, [last]):
+                if not (g.sequence or h.sequence) or (g.sequence and h.sequence and touches(g.cards, h.cards)):
+                    continue  # (no sequence: movegen's; two touching runs are one group)
+                laid = Meld((*(x for x in (g, h) if not x.sequence), *in_order(x for x in (g, h) if x.sequence)))
+                if laid in seen:
+                    continue
+                seen.add(laid)
+                if engine.is_legal(laid) and not engine.is_legal(Meld((g,))) and not engine.is_legal(Meld((h,))):
+                    yield laid
+
+
+def _one_group(f: Facts, cards: list[Card]) -> Iterator[MeldGroup]:
+    """The groups that could lay exactly these cards: a sequence group, or a group of one rank
+    (wild cards alone: on any meld of one rank of the side)."""
+    rules = f.rules
+    ordered = sort_cards(cards)
+    if rules.sequence_cards_fault(ordered) is None:
+        yield MeldGroup(ordered, None, True)
+    ranks = {c.rank for c in cards if not rules.is_wild(c)}
+    if len(ranks) == 1:
+        yield MeldGroup(ordered)
+    elif not ranks:
+        yield from (MeldGroup(ordered, rank) for rank in f.melds if rank != WILD_MELD)
