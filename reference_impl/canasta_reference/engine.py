@@ -132,7 +132,9 @@ class ReferenceEngine:
     def apply(self, action: Action) -> Outcome:
         outcome, commit = self._plan(action)
         if commit is not None:
+            state = self._state
             commit()
+            state.forget()  # (the commit may have dealt a new hand: the state it changed forgets)
         return outcome
 
     def check(self, action: Action) -> Outcome:

@@ -33,7 +33,15 @@ def can_go_out(state: HandState) -> bool:
 
     With meld.sequences the natural cards may also go to sequences: every way of laying them in
     sequences (sequence_layouts) is tried, each read as the ranks it takes out of the hand and the
-    sequence canastas the side then holds."""
+    sequence canastas the side then holds. (Read once a position: the listing and the discard
+    both ask.)"""
+    derived = state.derived
+    if derived.can_go_out is None:
+        derived.can_go_out = _can_go_out(state)
+    return derived.can_go_out
+
+
+def _can_go_out(state: HandState) -> bool:
     rules = state.rules
     if rules.meld_sequences and not (state.took_pile and not state.has_melded(state.side)):
         return any(_by_ranks(state, removed, canastas) for removed, canastas in sequence_layouts(state))

@@ -16,7 +16,14 @@ _RANK_OF = attrgetter("rank")
 
 def frozen_by_contents(state: HandState) -> bool:
     """pile.frozen.by-wild, pile.frozen.by-red3-upcard (and the variants' always-frozen pile and
-    freezing black threes): the pile is frozen for everyone."""
+    freezing black threes): the pile is frozen for everyone (read once a position)."""
+    derived = state.derived
+    if derived.pile_frozen is None:
+        derived.pile_frozen = _frozen_by_contents(state)
+    return derived.pile_frozen
+
+
+def _frozen_by_contents(state: HandState) -> bool:
     rules = state.rules
     if rules.upcard_covered_black_three_freezes and state.covered_black_three:  # upcard.black-three
         return True
@@ -46,7 +53,7 @@ def check_top_not_blocked(top: Card, rules: VariantRules) -> None:
 
 def one_card_rule_applies(state: HandState) -> bool:
     """pile.one-card-rule (and stock.empty.one-card-exception): one card in hand, one in the pile."""
-    return state.rules.pile_one_card_rule and state.hand_size() == 1 and len(state.pile) == 1
+    return state.rules.pile_one_card_rule and len(state.pile) == 1 and state.hand_size() == 1
 
 
 def check_one_card_rule(state: HandState) -> None:

@@ -12,6 +12,18 @@ from canasta_conformance.contract.sequences import looks_like_sequence, sequence
 from canasta_conformance.contract.variant_rules import VariantRules
 
 
+@dataclass(slots=True)
+class Derived:
+    """Facts derived from the position, each computed at most once while the position stands
+    (None: not computed yet). ``engine.apply`` forgets them whenever an action changes the state,
+    and every copy of a state starts without them, so they are never read for another position."""
+
+    #: frozen_by_contents (pile.frozen.by-wild and the like): the pile is frozen for everyone
+    pile_frozen: bool | None = None
+    #: can_go_out (out.ask.binding): the player to move could go out this turn
+    can_go_out: bool | None = None
+
+
 @dataclass
 class HandState:
     rules: VariantRules
@@ -41,6 +53,13 @@ class HandState:
     lone_hand: int | None = None
     #: table penalties charged this hand (penalty.table_penalties)
     penalties: list[Penalty] = field(default_factory=list)
+    #: what has been derived from this position so far (not part of it: see Derived)
+    derived: Derived = field(default_factory=Derived, init=False, repr=False, compare=False)
+
+    def forget(self) -> None:
+        """The position has changed: drop what was derived from it."""
+        derived = self.derived
+        derived.pile_frozen = derived.can_go_out = None
 
     # --- seats and sides ------------------------------------------------------------------------
     def own_index(self, seat: int) -> int:
@@ -88,6 +107,15 @@ class HandState:
 
     def partner_of(self, seat: int) -> int | None:
         """The next partner after ``seat`` in turn order (None when the seat plays alone)."""
+        rules = self.rules
+        table = _PARTNERS.get((rules.players, rules.sides, self.lone_hand, self.sitting_out))
+        if table is None:
+            table = _PARTNERS[(rules.players, rules.sides, self.lone_hand, self.sitting_out)] = tuple(
+                self._next_partner(s) for s in range(rules.players)
+            )
+        return table[seat]
+
+    def _next_partner(self, seat: int) -> int | None:
         players = self.rules.players
         side = self.side_of(seat)
         for step in range(1, players):
@@ -182,6 +210,10 @@ class HandState:
             ended=self.ended, hand_number=self.hand_number, talons=tuple(tuple(t) for t in self.talons),
             sitting_out=tuple(sorted(self.sitting_out)), lone_hand=self.lone_hand, penalties=tuple(self.penalties),
         ).normalized()
+
+
+#: each seat's partner (partner_of) for a table (players, sides, the lone hand, the seats sitting out)
+_PARTNERS: dict[tuple[int, int, int | None, frozenset[int]], tuple[int | None, ...]] = {}
 
 
 def _red_three_lists(position: Position, rules: VariantRules) -> list[list[Card]]:
