@@ -184,8 +184,9 @@ def hand_may_take(state: HandState) -> bool:
     cards of the hand are counted only as far as the answer needs them."""
     rules = state.rules
     rank = state.pile[-1].rank
-    frozen = is_frozen_for(state, state.side)
-    side_melds = state.melds[state.side]
+    side = state.side
+    frozen = is_frozen_for(state, side)
+    side_melds = state.melds[side]
     if take_cards_allowed(rules, side_melds, rank, 0, 0, frozen):
         return True  # nothing from the hand (the top card joins a meld of the side)
     get = state.hand.get

@@ -115,7 +115,7 @@ def _one_group_meld(cards: tuple[Card, ...], tag: str | None = None) -> Meld:
     """The action laying one group (actions are immutable values: each is built once and shared)."""
     meld = _ONE_GROUP.get((cards, tag))
     if meld is None:
-        meld = _ONE_GROUP[(cards, tag)] = Meld((MeldGroup(cards, tag),))
+        meld = bounded(_ONE_GROUP)[(cards, tag)] = Meld((MeldGroup(cards, tag),))
     return meld
 
 

@@ -12,7 +12,9 @@ from itertools import chain, product
 
 from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS, TOKENS, Card, card, sort_key
 from canasta_conformance.contract.model import WILD_MELD, MeldGroup
+from canasta_conformance.contract.variant_rules import VariantRules
 
+from .memo import bounded
 from .sequences import side_sequences
 from .state import HandState
 
@@ -56,15 +58,15 @@ def _wild_vectors(avail: WildVector, cap: int) -> list[tuple[WildVector, int]]:
 
 
 WildTable = tuple[list[tuple[WildVector, int, int]], list[list[tuple[WildVector, int, tuple[Card, ...]]]]]
-_WILD_TABLES: dict[tuple[tuple[tuple[Card, ...], ...], tuple[int, ...], int], WildTable] = {}
+_WILD_TABLES: dict[tuple[tuple[Card, ...], tuple[int, ...], int], WildTable] = {}
 
 
-def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int) -> WildTable:
+def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int, every: tuple[Card, ...]) -> WildTable:
     """The choices of at most ``cap`` of the wild cards ``kinds`` (by kind, canonical order, each
-    kind counting its value): as (vector, how many, their count), fewest first, and grouped by how
-    many cards they hold as (vector, count, the canonical cards). The same wild cards come back
-    hand after hand, so the table is built once for each."""
-    key = (tuple(map(tuple, kinds)), tuple(values), cap)
+    kind counting its value; ``every``: all of them, in that order): as (vector, how many, their
+    count), fewest first, and grouped by how many cards they hold as (vector, count, the canonical
+    cards). The same wild cards come back hand after hand, so the table is built once for each."""
+    key = (every, tuple(values), cap)
     table = _WILD_TABLES.get(key)
     if table is None:
         avail = tuple(len(cards) for cards in kinds)
@@ -81,6 +83,28 @@ def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int
 
 
 
+_VARIANT_FACTS: dict[int, tuple[VariantRules, tuple[int, bool, bool]]] = {}
+
+
+def _variant_facts(rules: VariantRules) -> tuple[int, bool, bool]:
+    """What Facts reads of the variant alone, worked out once a variant: the most cards a meld
+    holds (modern.meld.max-seven); whether the variant restricts where wild cards go
+    (modern_wilds_allowed has something to check); whether a side's initial meld differs from its
+    later melds (modern.aces.wilds-initial-only, modern.meld.wild-after-five,
+    modern.initial.natural-meld, the wild-card meld), so that it is generated as a whole."""
+    entry = _VARIANT_FACTS.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        facts = (
+            rules.meld_max_cards if rules.meld_max_cards is not None else sys.maxsize,
+            rules.meld_wild_meld_blocks_wilds or rules.meld_sevens_no_wilds
+            or rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None,
+            rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None
+            or rules.initial_meld_natural_meld_required or rules.meld_wild_only_melds,
+        )
+        entry = bounded(_VARIANT_FACTS)[id(rules)] = (rules, facts)
+    return entry[1]
+
+
 class Facts:
     """Everything the generator needs about a position, computed once: the hand as count vectors
     (naturals by rank, wild cards by kind, both in canonical card order) and the side's melds."""
@@ -89,7 +113,7 @@ class Facts:
         rules = state.rules
         self.state = state
         self.rules = rules
-        self.side = state.side
+        self.side = state.side_of(state.turn)
         self.melds = state.melds[self.side]
         self.melded = bool(self.melds)
         #: the side's sequences (meld.sequences), kept apart from its melds of one rank
@@ -99,7 +123,7 @@ class Facts:
             if self.sequences:
                 self.melds = {rank: cards for rank, cards in self.melds.items() if rank not in self.sequences}
         self.minimum = 0 if self.melded else state.initial_minimum()
-        hand = state.hand
+        hand = state.hands[state.turn]
         #: the hand's distinct cards in canonical order (sorted once; ranks come out grouped)
         counted = sorted([(_ORDINAL[c], c, n) for c, n in hand.items() if n])
         self.distinct: list[Card] = [c for _, c, _ in counted]
@@ -127,37 +151,42 @@ class Facts:
         self.hand_size = size
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
         #: the hand's wild cards, in canonical order by kind
-        self.wild_key: tuple[Card, ...] = tuple(chain.from_iterable(self.wild_kinds))
-        self.wild_values: list[int] = [rules.value(cards[0]) for cards in self.wild_kinds]
-        self.wild_avail: WildVector = tuple(map(len, self.wild_kinds))
-        self.no_wilds: WildVector = (0,) * len(self.wild_kinds)
-        self.wilds_first = not wild_cards or not self.naturals or _RANK_ORDER[[*wild_cards][-1]] < _RANK_ORDER[next(iter(self.naturals))]
-        self.top_value = 0  # the pile's top card, when takes are generated
-        self._choices: dict[int, list[tuple[WildVector, int, int]]] = {}
-        self._by_count: dict[int, list[list[tuple[WildVector, int, tuple[Card, ...]]]]] = {}
-        self._meld_wilds: dict[str, int] | None = None
-        self._canastas: int | None = None
+        self.wild_key: tuple[Card, ...] = ()
+        self.wild_values: list[int] = []
+        self.wild_avail: WildVector = ()
+        self.no_wilds: WildVector = ()
+        self.wilds_first = True
+        if wild_cards:
+            self.wild_key = tuple(chain.from_iterable(self.wild_kinds))
+            self.wild_values = [rules.value(cards[0]) for cards in self.wild_kinds]
+            self.wild_avail = tuple(map(len, self.wild_kinds))
+            self.no_wilds = (0,) * len(self.wild_kinds)
+            self.wilds_first = not self.naturals or _RANK_ORDER[[*wild_cards][-1]] < _RANK_ORDER[next(iter(self.naturals))]
+        self._tables: dict[int, WildTable] = {}  # the wild-card choices by cap (see _wild_table)
         # Modern American (each fact is empty or false where the variant lacks the rule)
         size = rules.canasta_min_cards
-        self.max_cards = rules.meld_max_cards if rules.meld_max_cards is not None else sys.maxsize
-        self.closed: frozenset[str] = frozenset(
-            rank for melds in state.melds for rank, cards in melds.items() if len(cards) >= size
-        ) if rules.meld_closed_rank_after_canasta else frozenset()
+        self.max_cards, self.wild_places_ruled, initial_ruled = _variant_facts(rules)
+        if rules.meld_closed_rank_after_canasta:
+            self.closed = frozenset(rank for melds in state.melds for rank, cards in melds.items() if len(cards) >= size)
         wild_meld = self.melds.get(WILD_MELD)
-        self.wild_meld_size = len(wild_meld) if wild_meld is not None else 0
-        self.wild_meld_open = wild_meld is not None and len(wild_meld) < size  # modern.wild-meld.blocks-wilds
-        self.talon_after = bool(state.talons) and not state.turn_card_drawn() and (state.talon_owed() or not self.melded)
-        # the initial meld differs from later melds (modern.aces.wilds-initial-only, modern.meld.wild-after-five,
-        # modern.initial.natural-meld, the wild-card meld): such an initial meld is generated as a whole
-        #: the variant restricts where wild cards go (modern_wilds_allowed has something to check)
-        self.wild_places_ruled = (
-            rules.meld_wild_meld_blocks_wilds or rules.meld_sevens_no_wilds
-            or rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None
-        )
-        self.initial_apart = not self.melded and (
-            rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None
-            or rules.initial_meld_natural_meld_required or rules.meld_wild_only_melds
-        )
+        if wild_meld is not None:
+            self.wild_meld_size = len(wild_meld)
+            self.wild_meld_open = len(wild_meld) < size  # modern.wild-meld.blocks-wilds
+        if state.talons:
+            self.talon_after = not state.turn_card_drawn() and (state.talon_owed() or not self.melded)
+        self.initial_apart = initial_ruled and not self.melded
+
+    #: the pile's top card, when takes are generated
+    top_value = 0
+    _meld_wilds: dict[str, int] | None = None
+    _canastas: int | None = None
+    #: ranks in which some side has completed a canasta (modern.meld.closed-rank)
+    closed: frozenset[str] = frozenset()
+    #: the side's wild-card meld (Modern American): its size, and whether it is not a canasta yet
+    wild_meld_size = 0
+    wild_meld_open = False
+    #: a bonus talon will follow this turn's discard (modern.talon.*)
+    talon_after = False
 
     @property
     def meld_wilds(self) -> dict[str, int]:
@@ -173,23 +202,21 @@ class Facts:
             self._canastas = sum(1 for melds in (self.melds, self.sequences) for cards in melds.values() if len(cards) >= need)
         return self._canastas
 
+    def _table(self, cap: int) -> WildTable:
+        table = self._tables.get(cap)
+        if table is None:
+            table = self._tables[cap] = _wild_table(self.wild_kinds, self.wild_values, cap, self.wild_key)
+        return table
+
     def wild_choices(self, cap: int) -> list[tuple[WildVector, int, int]]:
         """Every choice of at most ``cap`` wild cards by kind from the hand, fewest first, as
         (vector, how many, their count)."""
-        choices = self._choices.get(cap)
-        if choices is None:
-            choices = _wild_table(self.wild_kinds, self.wild_values, cap)[0]
-            self._choices[cap] = choices
-        return choices
+        return self._table(cap)[0]
 
     def wilds_by_count(self, cap: int) -> list[list[tuple[WildVector, int, tuple[Card, ...]]]]:
         """The wild-card choices of :meth:`wild_choices` grouped by how many cards they hold, each as
         (vector, count, the canonical cards)."""
-        grouped = self._by_count.get(cap)
-        if grouped is None:
-            grouped = _wild_table(self.wild_kinds, self.wild_values, cap)[1]
-            self._by_count[cap] = grouped
-        return grouped
+        return self._table(cap)[1]
 
     def natural_value(self, rank: str) -> int:
         cards = self.naturals.get(rank)
