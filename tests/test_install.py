@@ -22,10 +22,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory, root: Path) -> Path:
     built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, root, cwd=base)
     assert built.returncode == 0, built.stderr
     env_dir = base / "venv"
-    venv.create(env_dir, with_pip=True)
+    # no pip in the new environment (bootstrapping one costs seconds): this environment's pip
+    # installs the wheel and its dependencies into it (pip --python)
+    venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
     wheel = next(wheels.glob("canasta_rules-*.whl"))
-    installed = run(python, "-m", "pip", "install", "-q", wheel, cwd=base)
+    installed = run(sys.executable, "-m", "pip", "--python", python, "install", "-q", wheel, cwd=base)
     assert installed.returncode == 0, installed.stderr
     return env_dir
 

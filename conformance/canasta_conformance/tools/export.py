@@ -27,6 +27,7 @@ from ..contract.paths import scenarios_dir
 from ..contract.scenario import Scenario, Step, load_scenarios, scenario_files
 from ..contract.spec import Spec, VariantError, load_spec
 from ..contract.tiers import scenario_tier
+from ..running.scenario_cache import load_scenario_cached
 from ..transports.protocol import PROTOCOL_VERSION, deal_to_json
 
 FORMAT = "canasta-corpus"
@@ -139,7 +140,8 @@ def manifest_json(scenarios: Iterable[Scenario], spec: Spec) -> dict[str, Any]:
 def export_corpus(target: Path, spec: Spec | None = None, scenarios_root: Path | None = None) -> Export:
     """Write the corpus as JSON under ``target`` (created; files of an earlier export replaced)."""
     spec = spec or load_spec()
-    scenarios, problems = load_scenarios(scenario_files(scenarios_root or scenarios_dir()), spec)
+    # through the scenario cache (as canasta validate): an unchanged file is not parsed and checked again
+    scenarios, problems = load_scenarios(scenario_files(scenarios_root or scenarios_dir()), spec, load_scenario_cached)
     if problems:
         raise ExportError("the corpus has problems (run canasta validate):\n" + "\n".join(str(p) for p in problems))
     scenarios.sort(key=lambda s: (s.area, s.id))
