@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from canasta_conformance.contract.cards import RANKS, Card
 from canasta_conformance.contract.sequences import is_sequence_key, rank_order, span
+from canasta_conformance.contract.variant_rules import VariantRules
 
 from .state import HandState
 
@@ -43,47 +44,74 @@ def can_go_out(state: HandState) -> bool:
 
 def _can_go_out(state: HandState) -> bool:
     rules = state.rules
+    hand = _Hand(state)
     if rules.meld_sequences and not (state.took_pile and not state.has_melded(state.side)):
-        return any(_by_ranks(state, removed, canastas) for removed, canastas in sequence_layouts(state))
+        if hand.unplaceable(rules) > 1:
+            return False  # more cards than the one discard that no meld and no sequence can take
+        return any(_by_ranks(state, hand, removed, canastas) for removed, canastas in sequence_layouts(state))
     # (a side that took the pile without having melded: its initial meld counts the whole laying)
-    return _by_ranks(state, {}, 0)
+    return _by_ranks(state, hand, {}, 0)
 
 
-def _by_ranks(state: HandState, removed: dict[str, int], sequence_canastas: int) -> bool:
-    """can_go_out for the melds of one rank: the hand without the naturals ``removed`` (by rank,
-    laid in sequences), the side holding ``sequence_canastas`` sequence canastas."""
+class _Hand:
+    """The hand read once by rank: naturals and wild cards by rank, red threes, and (for a side
+    that took the pile, whose count matters in _fully_meldable) its count and each rank's value."""
+
+    def __init__(self, state: HandState) -> None:
+        rules = state.rules
+        wild = rules.cards_wild_ranks
+        self.naturals: dict[str, int] = {}
+        self.wild_kinds: dict[str, int] = {}
+        self.card_value: dict[str, int] = {}
+        self.red_threes = 0
+        self.value = 0
+        counted = state.took_pile
+        for card, n in state.hand.items():
+            if not n:
+                continue
+            if counted:
+                self.value += rules.value(card) * n
+            rank = card.rank
+            if rank == "3" and card.is_red_three:
+                self.red_threes += n
+                continue
+            kinds = self.wild_kinds if rank in wild else self.naturals
+            kinds[rank] = kinds.get(rank, 0) + n
+            if counted:
+                self.card_value[rank] = rules.value(card)
+        self.wilds = sum(self.wild_kinds.values())
+        #: the side's melds of one rank, and each as (cards, wild cards)
+        self.melds = {key: cards for key, cards in state.melds[state.side].items() if not is_sequence_key(key)}
+        self.side = {rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards)))) for rank, cards in self.melds.items()}
+
+
+    def unplaceable(self, rules: VariantRules) -> int:
+        """How many cards stay in the hand however the rest is laid: red threes, and black threes
+        too few to meld with no meld of threes (no sequence takes a three)."""
+        threes = self.naturals.get("3", 0)
+        stuck = threes if 0 < threes < rules.meld_min_cards and "3" not in self.side else 0
+        return self.red_threes + stuck
+
+
+def _by_ranks(state: HandState, hand: _Hand, removed: dict[str, int], sequence_canastas: int) -> bool:
+    """can_go_out for the melds of one rank: the ``hand`` without the naturals ``removed`` (by
+    rank, laid in sequences), the side holding ``sequence_canastas`` sequence canastas."""
     rules = state.rules
-    wild = rules.cards_wild_ranks
-    naturals: dict[str, int] = {}
-    wild_kinds: dict[str, int] = {}
-    card_value: dict[str, int] = {}
-    red_threes = 0
-    value = 0
-    counted = state.took_pile  # the count matters only for a side that took the pile (_fully_meldable)
-    for card, n in state.hand.items():
-        if not n:
-            continue
-        if counted:
-            value += rules.value(card) * n
-        rank = card.rank
-        if rank == "3" and card.is_red_three:
-            red_threes += n
-            continue
-        kinds = wild_kinds if rank in wild else naturals
-        kinds[rank] = kinds.get(rank, 0) + n
-        if counted:
-            card_value[rank] = rules.value(card)
+    naturals = dict(hand.naturals)
+    wild_kinds = hand.wild_kinds
+    card_value = hand.card_value
+    red_threes = hand.red_threes
+    value = hand.value
     for rank, n in removed.items():
         naturals[rank] -= n
         value -= n * card_value.get(rank, 0)
         if not naturals[rank]:
             del naturals[rank]
-    wilds = sum(wild_kinds.values())
+    wilds = hand.wilds
     canastas_needed = rules.going_out_canastas_required - sequence_canastas
-    melds = {key: cards for key, cards in state.melds[state.side].items() if not is_sequence_key(key)}
-    if _canastas_within_reach(state, naturals, wilds, melds) < canastas_needed:
+    if _canastas_within_reach(state, naturals, wilds, hand.melds) < canastas_needed:
         return False  # out.requires-canasta: decided before any way of melding the hand is tried
-    side = {rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards)))) for rank, cards in melds.items()}
+    side = hand.side
     if red_threes:  # a red three is never melded: it can only be the discard
         return red_threes == 1 and _fully_meldable(state, canastas_needed, naturals, wilds, value, side)
     # A rank that cannot start a meld (too few naturals and no meld of the side) stays in the hand:
