@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_conformance.contract.scenario import ScenarioError, load_scenario
+from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.contract.scenario import ScenarioError, load_scenario, scenario_files
 from canasta_conformance.contract.spec import load_spec
+from canasta_conformance.contract.tiers import scenario_tier
 from canasta_conformance.running import scenario_cache
 from canasta_conformance.running.scenario_cache import cache_root, load_scenario_cached
 from example_scenario import EXAMPLE
 
 SPEC = load_spec()
+FILES = scenario_files(scenarios_dir())
 
 
 @pytest.fixture
@@ -34,6 +37,16 @@ def test_a_cached_scenario_equals_a_fresh_load_and_is_not_parsed_again(tmp_path,
     assert list(cache_dir.rglob("*.pickle"))
     monkeypatch.setattr(scenario_cache, "load_scenario", lambda *a: pytest.fail("parsed again"))
     assert load_scenario_cached(path, SPEC) == first == load_scenario(path, SPEC)
+
+
+def test_the_cached_tier_is_the_tier_computed_afresh(tmp_path, cache_dir, monkeypatch):
+    sample = [write(tmp_path, "tiered-one"), *FILES[::20]]  # every twentieth corpus file: both tiers
+    fresh = [scenario_tier(load_scenario(path, SPEC), SPEC) for path in sample]
+    assert {tier.name for tier in fresh} == {"core", "reading"}
+    assert [scenario_cache.load_cached(path, SPEC).tier for path in sample] == fresh  # stored
+    monkeypatch.setattr(scenario_cache, "load_scenario", lambda *a: pytest.fail("parsed again"))
+    monkeypatch.setattr(scenario_cache, "scenario_tier", lambda *a: pytest.fail("tier computed again"))
+    assert [scenario_cache.load_cached(path, SPEC).tier for path in sample] == fresh  # read back
 
 
 def test_a_changed_file_is_loaded_again(tmp_path, cache_dir):

@@ -145,7 +145,7 @@ def sort_key(c: Card) -> tuple[int, int]:
 
 
 def sort_cards(items: Iterable[Card]) -> tuple[Card, ...]:
-    return tuple(sorted(items, key=sort_key))
+    return tuple(sorted(items, key=_ORDER.__getitem__))
 
 
 def format_cards(items: Iterable[Card]) -> str:
@@ -157,6 +157,9 @@ def tokens(items: Iterable[Card]) -> list[str]:
     return [c.token for c in items]
 
 
+#: each card's place in canonical order: sorting by it sorts as by :func:`sort_key` (one dict
+#: look-up a card instead of a call building a pair: positions are sorted at every observe)
+_ORDER: dict[Card, int] = {c: index for index, c in enumerate(sorted(_BY_TOKEN.values(), key=sort_key))}
 TOKENS = tuple(c.token for c in sort_cards(_BY_TOKEN.values()))
 
 

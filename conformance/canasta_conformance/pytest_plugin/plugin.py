@@ -477,12 +477,13 @@ class ScenarioFile(pytest.File):
         from ..contract.scenario import ScenarioError
         from ..contract.spec import SpecError
         from ..contract.tiers import scenario_tier
-        from ..running.scenario_cache import load_scenario_cached
+        from ..running.scenario_cache import load_cached
 
         state: CanastaState = self.config.stash[_SESSION_KEY]
         _register_area_markers(self.config)
         try:
-            scenario = load_scenario_cached(self.path, state.spec)
+            loaded = load_cached(self.path, state.spec)
+            scenario = loaded.scenario
         except (ScenarioError, SpecError) as error:
             yield BrokenScenarioItem.from_parent(self, name=self.path.stem, problems=str(error))
             return
@@ -491,7 +492,7 @@ class ScenarioFile(pytest.File):
         for area in scenario.rule_areas:
             item.add_marker(f"canasta_{area}")
         item.extra_keyword_matches.update(scenario.rules)
-        item.tier = scenario_tier(scenario, state.spec)
+        item.tier = loaded.tier or scenario_tier(scenario, state.spec)  # the tier the cache keeps with the scenario
         item.add_marker(f"canasta_{item.tier.name}")
         reason = state.known_failures.get(scenario.id)
         if reason is not None:
