@@ -13,7 +13,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from unittest.mock import patch
 
+import pytest
+
 from canasta_conformance.contract.variant_rules import InitialMeldRow, VariantRules, parameter_fields
+from canasta_reference import build
 from canasta_reference import engine as engine_module
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.melds import count
@@ -32,8 +35,16 @@ class Mutant:
         if unknown:  # a renamed or misspelt parameter field would otherwise only make every run an error
             raise ValueError(f"mutant {self.name}: no VariantRules field {', '.join(sorted(unknown))}")
 
+    @property
+    def patches_internals(self) -> bool:
+        """It replaces a function of an engine module or a static method: code that a compiled build of
+        the engine (tools/build_accelerated.py) calls directly, so this mutant exists only in the source."""
+        return bool(self.patches) or any(isinstance(m, staticmethod) for m in self.methods.values())
+
     def factory(self) -> Callable[[], ReferenceEngine]:
         mutant = self
+        if self.patches_internals and build() == "compiled":
+            pytest.skip(f"mutant {self.name} patches engine internals, which the compiled engine calls directly")
 
         class MutantEngine(ReferenceEngine):
             def rules_for(self, variant: str, options: dict[str, Any]) -> VariantRules:
