@@ -27,12 +27,15 @@ HERE = Path(__file__).resolve().parent
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, float]:
-    """The numeric figures of a benchmark's JSON, by dotted path (lists of runs left out)."""
+    """The numeric figures of a benchmark's JSON, by dotted path (results per variant by the variant's
+    name; other lists, such as the single runs, left out)."""
     if isinstance(value, dict):
         found: dict[str, float] = {}
         for key, item in value.items():
             found.update(flatten(item, f"{prefix}{key}."))
         return found
+    if isinstance(value, list) and value and all(isinstance(item, dict) and "variant" in item for item in value):
+        return flatten({item["variant"]: item for item in value}, prefix)  # one result per variant
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return {prefix.rstrip("."): float(value)}
     return {}
@@ -64,11 +67,11 @@ def main() -> None:
     for _ in range(args.pairs):
         for side, tree in (("A", args.first), ("B", args.second)):
             result = run(tree, script)
-            method = method or str(result.get("method", ""))
+            method = method or str(result.get("method") or result.get("variants", [{}])[0].get("method", ""))
             runs[side].append(flatten(result))
     figures: dict[str, dict[str, Any]] = {}
     for name in sorted(set(runs["A"][0]) & set(runs["B"][0])):
-        if name in ("cpus",) or name.endswith(("positions", "actions_per_hand", "listed")):
+        if name.endswith(("cpus", "positions", "actions_per_hand", "listed")):
             continue
         a = [r[name] for r in runs["A"]]
         b = [r[name] for r in runs["B"]]
