@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from operator import add, le, mul, sub
 
-from canasta_conformance.contract.model import WILD_MELD
+from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
-from .position_facts import Facts, Part, WildVector
+from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 
 def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
@@ -243,24 +243,49 @@ class _Rank:
         self.natural_meld = any(g.tally[NATURAL_MELDS] for g in groups)
 
 
-def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
+def modern_initial_melds(f: Facts) -> Iterator[Meld]:
     """The initial melds of a side whose initial meld differs from its later melds (Modern
     American). Every group of the action is one that could not be laid later in the same turn
     with the same effect: dropping it makes the rest no legal initial meld (the count, the natural
     meld, black threes only going out), or it holds wild cards a later meld could not take
     (modern.aces.wilds-initial-only, modern.meld.wild-after-five). Each group is any legal new meld
     (any number of naturals, any wild cards by kind), the wild-card meld included."""
+    options, vectors = _modern_options(f)
+    if options:
+        # The groups come in canonical rank order (the wild-card meld last), so each takes its wild
+        # cards after those of the groups before it: each group's cards are read once per offset.
+        built: dict[tuple[_Group, WildVector], MeldGroup] = {}
+        for groups in _modern_search(f, options, vectors):
+            offsets = f.no_wilds
+            laid = []
+            for g in groups:
+                group = built.get((g, offsets))
+                if group is None:
+                    part = g.part
+                    tag = part.rank if part.k == 0 and part.rank != WILD_MELD else None
+                    group = built[(g, offsets)] = MeldGroup(f.cards(part.rank, part.k, part.wilds, offsets), tag)
+                laid.append(group)
+                offsets = tuple(map(add, offsets, g.wilds))
+            yield Meld(tuple(laid))
+    yield from (Meld(f.groups(parts)) for parts in _initial_with_threes(f))
+
+
+def _modern_options(f: Facts) -> tuple[list[_Rank], list[WildVector]]:
+    """The candidate groups of each rank (canonical rank order, the wild-card meld last): every
+    legal new meld of an initial meld; none when no rank makes a natural meld
+    (modern.initial.natural-meld). And the groups' wild-card vectors, by their number."""
     rules = f.rules
-    natural_meld = rules.initial_meld_natural_meld_required
-    if natural_meld and not any(rank != "3" and len(cards) >= rules.meld_min_cards for rank, cards in f.naturals.items()):
-        return  # modern.initial.natural-meld: no rank of the hand makes a natural meld, so no initial meld
+    if rules.initial_meld_natural_meld_required and not any(
+        rank != "3" and len(cards) >= rules.meld_min_cards for rank, cards in f.naturals.items()
+    ):
+        return [], []
     vectors: dict[WildVector, int] = {}  # the wild-card vectors of the groups, each numbered once
     options: list[_Rank] = []
-    for rank, cards in f.naturals.items():
+    for rank in sorted(f.naturals, key=GROUP_ORDER.__getitem__):
         if rank == "3" and rules.black_three_meld_only_going_out:
             continue  # black threes: only going out, see _initial_with_threes
         groups = [
-            _Group(f, f.part(rank, k, choice), vectors) for k in range(rules.meld_min_naturals, len(cards) + 1)
+            _Group(f, f.part(rank, k, choice), vectors) for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1)
             for choice in f.wild_choices(rules.meld_max_wilds) if group_is_legal(f, rank, k, choice[1], True)
         ]
         if groups:
@@ -272,51 +297,64 @@ def modern_initial_melds(f: Facts) -> Iterator[tuple[Part, ...]]:
         ]
         if groups:
             options.append(_Rank(f, groups))
+    return options, list(vectors)
+
+
+def _modern_search(f: Facts, options: list[_Rank], wild_vectors: list[WildVector]) -> list[tuple[_Group, ...]]:
+    """Every set of groups (at most one of each rank) that is a legal initial meld none of whose
+    groups could be laid later (see modern_initial_melds), in the order of the options."""
     # What the groups still to choose can add at most: their naturals (the most of each rank), and
     # the wild cards not yet spent (each wild card goes to one group only).
     reach_value = [sum(o.best_value for o in options[i:]) for i in range(len(options) + 1)]
     reach_cards = [sum(o.best_cards for o in options[i:]) for i in range(len(options) + 1)]
     #: whether options[i:] still offer a natural meld (modern.initial.natural-meld)
     naturals_left = [any(o.natural_meld for o in options[i:]) for i in range(len(options) + 1)]
+    natural_meld = f.rules.initial_meld_natural_meld_required
     avail = f.wild_avail
     values = f.wild_values
     minimum = f.minimum
-    wild_vectors = list(vectors)
+    found: list[tuple[_Group, ...]] = []
+    fits_after: dict[WildVector, list[bool]] = {}  # wild cards spent -> by vector number: the hand still holds them
 
-    def extend(index: int, chosen: tuple[_Group, ...], tally: Tally, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
+    def extend(index: int, chosen: tuple[_Group, ...], tally: Tally, wilds: WildVector) -> None:
         if natural_meld and not tally[NATURAL_MELDS] and not naturals_left[index]:
             return  # modern.initial.natural-meld can no longer be met
-        unspent = tuple(map(sub, avail, wilds))
-        if tally[COUNTED] + reach_value[index] + sum(map(mul, unspent, values)) < minimum and (
-            f.hand_size - tally[LAID] - reach_cards[index] - sum(unspent) > 1
-        ):
-            return  # neither the minimum nor a concealed going out can be reached any more
-        fits = [all(map(le, v, unspent)) for v in wild_vectors]  # by vector number: the hand still holds them
         reached = tally[COUNTED] >= minimum  # every further group is spare unless it is needed (see _Rank)
+        if not reached:
+            unspent = tuple(map(sub, avail, wilds))
+            if tally[COUNTED] + reach_value[index] + sum(map(mul, unspent, values)) < minimum and (
+                f.hand_size - tally[LAID] - reach_cards[index] - sum(unspent) > 1
+            ):
+                return  # neither the minimum nor a concealed going out can be reached any more
+        fits = fits_after.get(wilds)
+        if fits is None:
+            unspent = tuple(map(sub, avail, wilds))
+            fits = fits_after[wilds] = [all(map(le, v, unspent)) for v in wild_vectors]
         for i in range(index, len(options)):
             option = options[i]
             for group in (option.groups if not reached else option.needed if tally[PLAIN] else option.needed_or_plain):
                 if not fits[group.vector]:
                     continue
                 picked = (*chosen, group)
-                now = tuple(map(add, tally, group.tally))
-                if _some_group_to_spare(picked, now, minimum):
+                if _some_group_to_spare(picked, tally[COUNTED] + group.value, tally[PLAIN] + group.plain, minimum):
                     continue  # so in every action containing these groups
-                if _initial_is_legal(f, now) and not any(_deferrable(f, now, g) for g in picked if len(picked) > 1):
-                    yield tuple(g.part for g in picked)
-                yield from extend(i + 1, picked, now, tuple(map(add, wilds, group.wilds)))
+                now = tuple(map(add, tally, group.tally))
+                if _initial_is_legal(f, now) and not (len(picked) > 1 and any(_deferrable(f, now, g) for g in picked)):
+                    found.append(picked)
+                if i + 1 < len(options):
+                    extend(i + 1, picked, now, tuple(map(add, wilds, group.wilds)))
 
-    yield from extend(0, (), _NO_TALLY, f.no_wilds)
-    yield from _initial_with_threes(f)
+    extend(0, (), _NO_TALLY, f.no_wilds)
+    return found
 
 
-def _some_group_to_spare(groups: tuple[_Group, ...], tally: Tally, minimum: int) -> bool:
-    """A group that every legal initial meld containing these groups (they hold no black threes)
-    could lay later: the rest still counts the minimum, holds a natural meld, and the group is a
-    natural meld beside another one, the wild-card meld, or wild cards a later meld may take."""
-    counted = tally[COUNTED]
+def _some_group_to_spare(groups: tuple[_Group, ...], counted: int, plain: int, minimum: int) -> bool:
+    """A group that every legal initial meld containing these groups (they hold no black threes;
+    ``counted``: their count, ``plain`` of them naturals only) could lay later: the rest still
+    counts the minimum, holds a natural meld, and the group is a natural meld beside another one,
+    the wild-card meld, or wild cards a later meld may take."""
     for g in groups:
-        if counted - g.value >= minimum and (g.spare_alone or (g.plain and tally[PLAIN] > 1)):
+        if counted - g.value >= minimum and (g.spare_alone or (g.plain and plain > 1)):
             return True
     return False
 
@@ -329,22 +367,32 @@ def _later(f: Facts, part: Part) -> bool:
 def _deferrable(f: Facts, tally: Tally, group: _Group) -> bool:
     """The initial meld of ``tally`` is the same as its groups without ``group`` followed by a
     meld of ``group`` in the same turn: the rest is a legal initial meld and the group may follow it."""
-    return group.waits and _initial_is_legal(f, tuple(map(sub, tally, group.tally)))
+    if not group.waits or not _counts_enough(
+        f, tally[COUNTED] - group.value, f.hand_size - tally[LAID] + group.cards, tally[CANASTAS] - group.tally[CANASTAS]
+    ):
+        return False  # the group may not wait, or the rest falls short of the minimum (read first: the common case)
+    return _initial_is_legal(f, tuple(map(sub, tally, group.tally)))
+
+
+def _counts_enough(f: Facts, counted: int, cards_left: int, canastas: int) -> bool:
+    """initial.table: the initial meld counts the minimum; or initial.concealed-exception (below
+    it only to go out concealed, with a canasta among the new melds)."""
+    return counted >= f.minimum or concealed_exception(f, cards_left, canastas, canastas > 0)
 
 
 def _initial_is_legal(f: Facts, tally: Tally) -> bool:
     """The action laying groups of ``tally`` (each a legal new meld) as the side's initial meld:
-    modern.wild-meld.blocks-wilds, initial.table (or initial.concealed-exception),
+    initial.table (or initial.concealed-exception), modern.wild-meld.blocks-wilds,
     modern.initial.natural-meld, then the cards left (cards_left_allowed)."""
     rules = f.rules
     counted, laid, natural_melds, wild_meld, wilded, canastas, threes, _ = tally
+    left = f.hand_size - laid
+    if not _counts_enough(f, counted, left, canastas):
+        return False
     wild_open = 0 < wild_meld < rules.canasta_min_cards
     if wild_open and wilded and rules.meld_wild_meld_blocks_wilds:
         return False
     if not natural_melds and rules.initial_meld_natural_meld_required:
-        return False
-    left = f.hand_size - laid
-    if counted < f.minimum and not concealed_exception(f, left, canastas, canastas > 0):
         return False
     return cards_left_allowed(f, left, canastas, threes > 0, left == 0, wild_open)
 

@@ -152,7 +152,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
 
 def meld_actions(f: Facts) -> Iterator[Meld]:
     if f.initial_apart:
-        yield from (Meld(f.groups(parts)) for parts in modern_initial_melds(f))
+        yield from modern_initial_melds(f)
         return
     yield from one_rank_melds(f)
     yield from wild_meld_melds(f)
