@@ -309,6 +309,9 @@ def _modern_search(f: Facts, options: list[_Rank], wild_vectors: list[WildVector
     reach_cards = [sum(o.best_cards for o in options[i:]) for i in range(len(options) + 1)]
     #: whether options[i:] still offer a natural meld (modern.initial.natural-meld)
     naturals_left = [any(o.natural_meld for o in options[i:]) for i in range(len(options) + 1)]
+    #: whether options[i:] hold groups that may join groups counting the minimum (see _Rank)
+    needed_after = [any(o.needed for o in options[i:]) for i in range(len(options) + 1)]
+    needed_or_plain_after = [any(o.needed_or_plain for o in options[i:]) for i in range(len(options) + 1)]
     natural_meld = f.rules.initial_meld_natural_meld_required
     avail = f.wild_avail
     values = f.wild_values
@@ -339,9 +342,9 @@ def _modern_search(f: Facts, options: list[_Rank], wild_vectors: list[WildVector
                 if _some_group_to_spare(picked, tally[COUNTED] + group.value, tally[PLAIN] + group.plain, minimum):
                     continue  # so in every action containing these groups
                 now = tuple(map(add, tally, group.tally))
-                if _initial_is_legal(f, now) and not (len(picked) > 1 and any(_deferrable(f, now, g) for g in picked)):
+                if _initial_is_legal(f, now) and _every_group_needed(f, picked, now):
                     found.append(picked)
-                if i + 1 < len(options):
+                if now[COUNTED] < minimum or (needed_after if now[PLAIN] else needed_or_plain_after)[i + 1]:
                     extend(i + 1, picked, now, tuple(map(add, wilds, group.wilds)))
 
     extend(0, (), _NO_TALLY, f.no_wilds)
@@ -364,37 +367,39 @@ def _later(f: Facts, part: Part) -> bool:
     return group_is_legal(f, part.rank, part.k, part.n_wilds, False)
 
 
+def _every_group_needed(f: Facts, groups: tuple[_Group, ...], tally: Tally) -> bool:
+    """No group of the initial meld ``groups`` (of ``tally``) could be left for later in the turn."""
+    if len(groups) > 1:
+        for g in groups:
+            if _deferrable(f, tally, g):
+                return False
+    return True
+
+
 def _deferrable(f: Facts, tally: Tally, group: _Group) -> bool:
     """The initial meld of ``tally`` is the same as its groups without ``group`` followed by a
     meld of ``group`` in the same turn: the rest is a legal initial meld and the group may follow it."""
-    if not group.waits or not _counts_enough(
-        f, tally[COUNTED] - group.value, f.hand_size - tally[LAID] + group.cards, tally[CANASTAS] - group.tally[CANASTAS]
-    ):
-        return False  # the group may not wait, or the rest falls short of the minimum (read first: the common case)
-    return _initial_is_legal(f, tuple(map(sub, tally, group.tally)))
+    return group.waits and _initial_is_legal(f, tally, group.tally)
 
 
-def _counts_enough(f: Facts, counted: int, cards_left: int, canastas: int) -> bool:
-    """initial.table: the initial meld counts the minimum; or initial.concealed-exception (below
-    it only to go out concealed, with a canasta among the new melds)."""
-    return counted >= f.minimum or concealed_exception(f, cards_left, canastas, canastas > 0)
-
-
-def _initial_is_legal(f: Facts, tally: Tally) -> bool:
-    """The action laying groups of ``tally`` (each a legal new meld) as the side's initial meld:
-    initial.table (or initial.concealed-exception), modern.wild-meld.blocks-wilds,
-    modern.initial.natural-meld, then the cards left (cards_left_allowed)."""
+def _initial_is_legal(f: Facts, tally: Tally, without: Tally = _NO_TALLY) -> bool:
+    """The action laying the groups of ``tally`` (each a legal new meld; ``without``: but those of
+    this tally) as the side's initial meld: initial.table (or initial.concealed-exception),
+    modern.initial.natural-meld, modern.wild-meld.blocks-wilds, then the cards left
+    (cards_left_allowed). The fields are read as the checks need them (most fail on the first)."""
     rules = f.rules
-    counted, laid, natural_melds, wild_meld, wilded, canastas, threes, _ = tally
-    left = f.hand_size - laid
-    if not _counts_enough(f, counted, left, canastas):
+    counted = tally[COUNTED] - without[COUNTED]
+    left = f.hand_size - tally[LAID] + without[LAID]
+    canastas = tally[CANASTAS] - without[CANASTAS]
+    if counted < f.minimum and not concealed_exception(f, left, canastas, canastas > 0):
         return False
+    if rules.initial_meld_natural_meld_required and tally[NATURAL_MELDS] == without[NATURAL_MELDS]:
+        return False
+    wild_meld = tally[WILD_MELD_CARDS] - without[WILD_MELD_CARDS]
     wild_open = 0 < wild_meld < rules.canasta_min_cards
-    if wild_open and wilded and rules.meld_wild_meld_blocks_wilds:
+    if wild_open and rules.meld_wild_meld_blocks_wilds and tally[WILDED] > without[WILDED]:
         return False
-    if not natural_melds and rules.initial_meld_natural_meld_required:
-        return False
-    return cards_left_allowed(f, left, canastas, threes > 0, left == 0, wild_open)
+    return cards_left_allowed(f, left, canastas, tally[THREES] > without[THREES], left == 0, wild_open)
 
 
 def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
