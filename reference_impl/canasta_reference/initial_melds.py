@@ -196,16 +196,17 @@ class _Group:
 
     __slots__ = ("cards", "part", "plain", "spare_alone", "tally", "value", "vector", "waits", "wilds")
 
-    def __init__(self, f: Facts, part: Part, vectors: dict[WildVector, int] | None = None) -> None:
+    def __init__(self, f: Facts, part: Part, later: bool, vector: int = 0) -> None:
+        """``later``: the group (with wild cards, of a natural rank) could be laid after the side's
+        initial meld (see _later); ``vector``: the number of its wild-card vector."""
         rank = part.rank
         wild_meld = rank == WILD_MELD
         plain = not part.n_wilds and rank not in (WILD_MELD, "3")
-        later = bool(part.n_wilds) and not wild_meld and _later(f, part)
         self.part = part
         self.value = part.value
         self.cards = part.cards
         self.wilds = part.wilds
-        self.vector = vectors.setdefault(part.wilds, len(vectors)) if vectors is not None else 0  # its wild-card vector's number
+        self.vector = vector
         self.plain = plain  # a meld of naturals only (not black threes)
         #: the group could be laid after the rest (modern.aces.wilds-initial-only, modern.meld.wild-after-five)
         self.waits = not part.n_wilds or wild_meld or later
@@ -280,20 +281,28 @@ def _modern_options(f: Facts) -> tuple[list[_Rank], list[WildVector]]:
     ):
         return [], []
     vectors: dict[WildVector, int] = {}  # the wild-card vectors of the groups, each numbered once
+    choices = f.wild_choices(rules.meld_max_wilds)
     options: list[_Rank] = []
     for rank in sorted(f.naturals, key=GROUP_ORDER.__getitem__):
         if rank == "3" and rules.black_three_meld_only_going_out:
             continue  # black threes: only going out, see _initial_with_threes
-        groups = [
-            _Group(f, f.part(rank, k, choice), vectors) for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1)
-            for choice in f.wild_choices(rules.meld_max_wilds) if group_is_legal(f, rank, k, choice[1], True)
-        ]
+        groups = []
+        for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1):
+            ruled: dict[int, tuple[bool, bool]] = {}  # how many wild cards -> (a legal group now, legal later too)
+            for choice in choices:
+                n = choice[1]
+                if n not in ruled:
+                    now = group_is_legal(f, rank, k, n, True)
+                    ruled[n] = (now, n > 0 and now and group_is_legal(f, rank, k, n, False))
+                legal, later = ruled[n]
+                if legal:
+                    groups.append(_Group(f, f.part(rank, k, choice), later, vectors.setdefault(choice[0], len(vectors))))
         if groups:
             options.append(_Rank(f, groups))
     if rules.meld_wild_only_melds:
         groups = [
-            _Group(f, Part(WILD_MELD, 0, v, n, value), vectors) for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail)))
-            if group_is_legal(f, WILD_MELD, 0, n)
+            _Group(f, Part(WILD_MELD, 0, v, n, value), False, vectors.setdefault(v, len(vectors)))
+            for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail))) if group_is_legal(f, WILD_MELD, 0, n)
         ]
         if groups:
             options.append(_Rank(f, groups))
@@ -427,7 +436,7 @@ def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
             )
             if not all(group_is_legal(f, p.rank, p.k, p.n_wilds, True) for p in parts):
                 continue
-            groups = [_Group(f, p) for p in parts]
+            groups = [_Group(f, p, bool(p.n_wilds) and p.rank != WILD_MELD and _later(f, p)) for p in parts]
             tally: Tally = tuple(map(sum, zip(*(g.tally for g in groups), strict=True)))  # type: ignore[assignment]
             if _initial_is_legal(f, tally) and not any(_deferrable(f, tally, g) for g in groups if len(groups) > 1):
                 yield parts
