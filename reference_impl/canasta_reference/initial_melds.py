@@ -5,12 +5,14 @@ and cannot begin with a listed step, and Modern American's initial meld, generat
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from operator import add, le, mul, sub
+from collections.abc import Iterator, Sequence
+from math import inf
+from operator import le, mul, sub
 
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
+from .packed import MASK, at, pack, unpack
 from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 
@@ -194,43 +196,42 @@ class _Group:
     """A candidate group of Modern American's initial meld (a legal new meld of one rank, or the
     wild-card meld), with what the checks of the initial meld read of it computed once."""
 
-    __slots__ = ("cards", "part", "plain", "spare_alone", "tally", "value", "vector", "waits", "wilds")
+    __slots__ = ("natural_meld", "part", "plain", "spare_alone", "tally", "value", "waits", "wild_code")
 
-    def __init__(self, f: Facts, part: Part, later: bool, vector: int = 0) -> None:
+    def __init__(self, f: Facts, part: Part, later: bool) -> None:
         """``later``: the group (with wild cards, of a natural rank) could be laid after the side's
-        initial meld (see _later); ``vector``: the number of its wild-card vector."""
+        initial meld (see _later)."""
         rank = part.rank
         wild_meld = rank == WILD_MELD
         plain = not part.n_wilds and rank not in (WILD_MELD, "3")
         self.part = part
         self.value = part.value
-        self.cards = part.cards
-        self.wilds = part.wilds
-        self.vector = vector
+        self.wild_code = pack(part.wilds)  # its wild cards by kind, packed
         self.plain = plain  # a meld of naturals only (not black threes)
+        self.natural_meld = plain and part.k >= f.rules.meld_min_cards  # modern.initial.natural-meld
         #: the group could be laid after the rest (modern.aces.wilds-initial-only, modern.meld.wild-after-five)
         self.waits = not part.n_wilds or wild_meld or later
         #: spare whenever the rest counts the minimum: the wild-card meld, black threes, wild cards a later meld takes
         self.spare_alone = wild_meld or rank == "3" or later
-        self.tally: Tally = (
-            part.value, part.cards, int(plain and part.k >= f.rules.meld_min_cards), part.cards if wild_meld else 0,
-            int(bool(part.n_wilds) and not wild_meld), int(part.cards >= f.rules.canasta_min_cards), int(rank == "3"), int(plain),
-        )
+        self.tally = pack((
+            part.value, part.cards, self.natural_meld, plain, part.cards if wild_meld else 0,
+            bool(part.n_wilds) and not wild_meld, part.cards >= f.rules.canasta_min_cards, rank == "3",
+        ))
 
 
-#: What the checks of an initial meld read of its groups, summed over them (the fields, in order):
-#: the count, the cards laid, the natural melds, the cards of the wild-card meld, the other groups
-#: with wild cards, the canastas, the groups of black threes, the groups of naturals only.
-Tally = tuple[int, int, int, int, int, int, int, int]
-_FIELDS = ("counted", "laid", "natural_melds", "wild_meld_cards", "wilded", "canastas", "threes", "plain")
-COUNTED, LAID, NATURAL_MELDS, WILD_MELD_CARDS, WILDED, CANASTAS, THREES, PLAIN = range(len(_FIELDS))
-_NO_TALLY: Tally = (0, 0, 0, 0, 0, 0, 0, 0)
+#: The tally of some groups: what the checks of an initial meld read of them, summed over them and
+#: packed in one int (see packed.py), so that adding or taking away a group is one addition. Its
+#: fields: the count, the cards laid, the natural melds, the groups of naturals only, the cards of
+#: the wild-card meld, the other groups with wild cards, the canastas, the groups of black threes.
+#: Each name below is its field's shift: ``tally >> COUNTED & MASK`` is the count.
+_FIELDS = ("counted", "laid", "natural_melds", "plain", "wild_meld_cards", "wilded", "canastas", "threes")
+COUNTED, LAID, NATURAL_MELDS, PLAIN, WILD_MELD_CARDS, WILDED, CANASTAS, THREES = (at(i) for i in range(len(_FIELDS)))
 
 
 class _Rank:
     """The candidate groups of one rank (or of the wild-card meld), in the order they are tried;
     and those of them that may join groups already counting the minimum without being spare at once
-    (see :func:`_some_group_to_spare`): wild cards that only an initial meld may take, and, beside
+    (see :func:`_spare_limits`): wild cards that only an initial meld may take, and, beside
     groups that hold no meld of naturals only, such a meld."""
 
     __slots__ = ("best_cards", "best_value", "groups", "natural_meld", "needed", "needed_or_plain")
@@ -241,7 +242,35 @@ class _Rank:
         self.needed_or_plain = [g for g in groups if not g.spare_alone]
         self.best_value = max(g.part.k * f.natural_value(g.part.rank) for g in groups)  # its naturals at most
         self.best_cards = max(g.part.k for g in groups)
-        self.natural_meld = any(g.tally[NATURAL_MELDS] for g in groups)
+        self.natural_meld = any(g.natural_meld for g in groups)
+
+
+ALL, NEEDED, NEEDED_OR_PLAIN = range(3)  # which groups of a rank are tried (see _Rank)
+
+
+class _WildsLeft:
+    """The wild cards the hand still holds once some are spent (``spent``, packed by kind): how
+    many, what they count, and for each rank its groups whose wild cards they hold (all of them,
+    the needed ones, the needed or plain ones: see _Rank). The same wild cards are left at many
+    steps of the search, so each is built once, and each rank's groups when the search needs them."""
+
+    __slots__ = ("cards", "fitting", "options", "unspent", "value")
+
+    def __init__(self, f: Facts, options: list[_Rank], spent: int) -> None:
+        self.unspent = tuple(map(sub, f.wild_avail, unpack(spent, len(f.wild_avail))))
+        self.value = sum(map(mul, self.unspent, f.wild_values))
+        self.cards = sum(self.unspent)
+        self.options = options
+        self.fitting: list[tuple[list[_Group], list[_Group], list[_Group]] | None] = [None] * len(options)
+
+    def groups(self, index: int, which: int) -> list[_Group]:
+        fitting = self.fitting[index]
+        if fitting is None:
+            fit = [g for g in self.options[index].groups if all(map(le, g.part.wilds, self.unspent))]
+            fitting = self.fitting[index] = (
+                fit, [g for g in fit if not g.spare_alone and not g.plain], [g for g in fit if not g.spare_alone]
+            )
+        return fitting[which]
 
 
 def modern_initial_melds(f: Facts) -> Iterator[Meld]:
@@ -251,36 +280,36 @@ def modern_initial_melds(f: Facts) -> Iterator[Meld]:
     meld, black threes only going out), or it holds wild cards a later meld could not take
     (modern.aces.wilds-initial-only, modern.meld.wild-after-five). Each group is any legal new meld
     (any number of naturals, any wild cards by kind), the wild-card meld included."""
-    options, vectors = _modern_options(f)
+    options = _modern_options(f)
     if options:
         # The groups come in canonical rank order (the wild-card meld last), so each takes its wild
         # cards after those of the groups before it: each group's cards are read once per offset.
-        built: dict[tuple[_Group, WildVector], MeldGroup] = {}
-        for groups in _modern_search(f, options, vectors):
-            offsets = f.no_wilds
+        built: dict[tuple[_Group, int], MeldGroup] = {}
+        kinds = len(f.wild_avail)
+        for groups in _modern_search(f, options):
+            offsets = 0  # the wild cards of each kind taken by the groups before (packed)
             laid = []
             for g in groups:
                 group = built.get((g, offsets))
                 if group is None:
                     part = g.part
                     tag = part.rank if part.k == 0 and part.rank != WILD_MELD else None
-                    group = built[(g, offsets)] = MeldGroup(f.cards(part.rank, part.k, part.wilds, offsets), tag)
+                    group = built[(g, offsets)] = MeldGroup(f.cards(part.rank, part.k, part.wilds, unpack(offsets, kinds)), tag)
                 laid.append(group)
-                offsets = tuple(map(add, offsets, g.wilds))
+                offsets += g.wild_code
             yield Meld(tuple(laid))
     yield from (Meld(f.groups(parts)) for parts in _initial_with_threes(f))
 
 
-def _modern_options(f: Facts) -> tuple[list[_Rank], list[WildVector]]:
+def _modern_options(f: Facts) -> list[_Rank]:
     """The candidate groups of each rank (canonical rank order, the wild-card meld last): every
     legal new meld of an initial meld; none when no rank makes a natural meld
-    (modern.initial.natural-meld). And the groups' wild-card vectors, by their number."""
+    (modern.initial.natural-meld)."""
     rules = f.rules
     if rules.initial_meld_natural_meld_required and not any(
         rank != "3" and len(cards) >= rules.meld_min_cards for rank, cards in f.naturals.items()
     ):
-        return [], []
-    vectors: dict[WildVector, int] = {}  # the wild-card vectors of the groups, each numbered once
+        return []
     choices = f.wild_choices(rules.meld_max_wilds)
     options: list[_Rank] = []
     for rank in sorted(f.naturals, key=GROUP_ORDER.__getitem__):
@@ -296,20 +325,20 @@ def _modern_options(f: Facts) -> tuple[list[_Rank], list[WildVector]]:
                     ruled[n] = (now, n > 0 and now and group_is_legal(f, rank, k, n, False))
                 legal, later = ruled[n]
                 if legal:
-                    groups.append(_Group(f, f.part(rank, k, choice), later, vectors.setdefault(choice[0], len(vectors))))
+                    groups.append(_Group(f, f.part(rank, k, choice), later))
         if groups:
             options.append(_Rank(f, groups))
     if rules.meld_wild_only_melds:
         groups = [
-            _Group(f, Part(WILD_MELD, 0, v, n, value), False, vectors.setdefault(v, len(vectors)))
+            _Group(f, Part(WILD_MELD, 0, v, n, value), False)
             for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail))) if group_is_legal(f, WILD_MELD, 0, n)
         ]
         if groups:
             options.append(_Rank(f, groups))
-    return options, list(vectors)
+    return options
 
 
-def _modern_search(f: Facts, options: list[_Rank], wild_vectors: list[WildVector]) -> list[tuple[_Group, ...]]:
+def _modern_search(f: Facts, options: list[_Rank]) -> list[tuple[_Group, ...]]:
     """Every set of groups (at most one of each rank) that is a legal initial meld none of whose
     groups could be laid later (see modern_initial_melds), in the order of the options."""
     # What the groups still to choose can add at most: their naturals (the most of each rank), and
@@ -322,53 +351,56 @@ def _modern_search(f: Facts, options: list[_Rank], wild_vectors: list[WildVector
     needed_after = [any(o.needed for o in options[i:]) for i in range(len(options) + 1)]
     needed_or_plain_after = [any(o.needed_or_plain for o in options[i:]) for i in range(len(options) + 1)]
     natural_meld = f.rules.initial_meld_natural_meld_required
-    avail = f.wild_avail
-    values = f.wild_values
     minimum = f.minimum
     found: list[tuple[_Group, ...]] = []
-    fits_after: dict[WildVector, list[bool]] = {}  # wild cards spent -> by vector number: the hand still holds them
+    left_after: dict[int, _WildsLeft] = {}  # wild cards spent (packed) -> what is left
 
-    def extend(index: int, chosen: tuple[_Group, ...], tally: Tally, wilds: WildVector) -> None:
-        if natural_meld and not tally[NATURAL_MELDS] and not naturals_left[index]:
+    def extend(index: int, chosen: tuple[_Group, ...], tally: int, spent: int) -> None:
+        if natural_meld and not tally >> NATURAL_MELDS & MASK and not naturals_left[index]:
             return  # modern.initial.natural-meld can no longer be met
-        reached = tally[COUNTED] >= minimum  # every further group is spare unless it is needed (see _Rank)
-        if not reached:
-            unspent = tuple(map(sub, avail, wilds))
-            if tally[COUNTED] + reach_value[index] + sum(map(mul, unspent, values)) < minimum and (
-                f.hand_size - tally[LAID] - reach_cards[index] - sum(unspent) > 1
-            ):
-                return  # neither the minimum nor a concealed going out can be reached any more
-        fits = fits_after.get(wilds)
-        if fits is None:
-            unspent = tuple(map(sub, avail, wilds))
-            fits = fits_after[wilds] = [all(map(le, v, unspent)) for v in wild_vectors]
+        left = left_after.get(spent)
+        if left is None:
+            left = left_after[spent] = _WildsLeft(f, options, spent)
+        counted = tally >> COUNTED & MASK
+        reached = counted >= minimum  # every further group is spare unless it is needed (see _Rank)
+        if not reached and counted + reach_value[index] + left.value < minimum and (
+            f.hand_size - (tally >> LAID & MASK) - reach_cards[index] - left.cards > 1
+        ):
+            return  # neither the minimum nor a concealed going out can be reached any more
+        plain = tally >> PLAIN & MASK
+        which = ALL if not reached else NEEDED if plain else NEEDED_OR_PLAIN
+        spare_from, plain_spare_from = _spare_limits(chosen, counted, minimum)
         for i in range(index, len(options)):
-            option = options[i]
-            for group in (option.groups if not reached else option.needed if tally[PLAIN] else option.needed_or_plain):
-                if not fits[group.vector]:
-                    continue
+            for group in left.groups(i, which):
+                if group.value >= spare_from or (group.value >= plain_spare_from and plain + group.plain > 1):
+                    continue  # a chosen group would be spare, so in every action containing these groups
                 picked = (*chosen, group)
-                if _some_group_to_spare(picked, tally[COUNTED] + group.value, tally[PLAIN] + group.plain, minimum):
-                    continue  # so in every action containing these groups
-                now = tuple(map(add, tally, group.tally))
+                now = tally + group.tally
                 if _initial_is_legal(f, now) and _every_group_needed(f, picked, now):
                     found.append(picked)
-                if now[COUNTED] < minimum or (needed_after if now[PLAIN] else needed_or_plain_after)[i + 1]:
-                    extend(i + 1, picked, now, tuple(map(add, wilds, group.wilds)))
+                if counted + group.value < minimum or (needed_after if plain + group.plain else needed_or_plain_after)[i + 1]:
+                    extend(i + 1, picked, now, spent + group.wild_code)
 
-    extend(0, (), _NO_TALLY, f.no_wilds)
+    extend(0, (), 0, 0)
     return found
 
 
-def _some_group_to_spare(groups: tuple[_Group, ...], counted: int, plain: int, minimum: int) -> bool:
-    """A group that every legal initial meld containing these groups (they hold no black threes;
-    ``counted``: their count, ``plain`` of them naturals only) could lay later: the rest still
-    counts the minimum, holds a natural meld, and the group is a natural meld beside another one,
-    the wild-card meld, or wild cards a later meld may take."""
-    for g in groups:
-        if counted - g.value >= minimum and (g.spare_alone or (g.plain and plain > 1)):
-            return True
-    return False
+def _spare_limits(chosen: tuple[_Group, ...], counted: int, minimum: int) -> tuple[float, float]:
+    """From what value of an added group some group of ``chosen`` (counting ``counted``; they hold
+    no black threes) is one that every legal initial meld containing them could lay later: the
+    rest still counts the minimum and holds a natural meld, the group being the wild-card meld or
+    wild cards a later meld may take (the first limit), or a natural meld beside another one (the
+    second, when the groups then hold two natural melds). The added group itself is never spare:
+    the groups before it fell short of the minimum, or it is one that may join them (see _Rank)."""
+    short = minimum - counted  # what the chosen groups lack of the minimum (negative: what they have over it)
+    spare_from: float = inf
+    plain_spare_from: float = inf
+    for g in chosen:
+        if g.spare_alone:
+            spare_from = min(spare_from, g.value + short)
+        elif g.plain:
+            plain_spare_from = min(plain_spare_from, g.value + short)
+    return spare_from, plain_spare_from
 
 
 def _later(f: Facts, part: Part) -> bool:
@@ -376,7 +408,7 @@ def _later(f: Facts, part: Part) -> bool:
     return group_is_legal(f, part.rank, part.k, part.n_wilds, False)
 
 
-def _every_group_needed(f: Facts, groups: tuple[_Group, ...], tally: Tally) -> bool:
+def _every_group_needed(f: Facts, groups: Sequence[_Group], tally: int) -> bool:
     """No group of the initial meld ``groups`` (of ``tally``) could be left for later in the turn."""
     if len(groups) > 1:
         for g in groups:
@@ -385,30 +417,29 @@ def _every_group_needed(f: Facts, groups: tuple[_Group, ...], tally: Tally) -> b
     return True
 
 
-def _deferrable(f: Facts, tally: Tally, group: _Group) -> bool:
+def _deferrable(f: Facts, tally: int, group: _Group) -> bool:
     """The initial meld of ``tally`` is the same as its groups without ``group`` followed by a
     meld of ``group`` in the same turn: the rest is a legal initial meld and the group may follow it."""
-    return group.waits and _initial_is_legal(f, tally, group.tally)
+    return group.waits and _initial_is_legal(f, tally - group.tally)
 
 
-def _initial_is_legal(f: Facts, tally: Tally, without: Tally = _NO_TALLY) -> bool:
-    """The action laying the groups of ``tally`` (each a legal new meld; ``without``: but those of
-    this tally) as the side's initial meld: initial.table (or initial.concealed-exception),
-    modern.initial.natural-meld, modern.wild-meld.blocks-wilds, then the cards left
-    (cards_left_allowed). The fields are read as the checks need them (most fail on the first)."""
+def _initial_is_legal(f: Facts, tally: int) -> bool:
+    """The action laying the groups of ``tally`` (each a legal new meld) as the side's initial
+    meld: initial.table (or initial.concealed-exception), modern.initial.natural-meld,
+    modern.wild-meld.blocks-wilds, then the cards left (cards_left_allowed). The fields are read
+    as the checks need them (most fail on the first)."""
     rules = f.rules
-    counted = tally[COUNTED] - without[COUNTED]
-    left = f.hand_size - tally[LAID] + without[LAID]
-    canastas = tally[CANASTAS] - without[CANASTAS]
-    if counted < f.minimum and not concealed_exception(f, left, canastas, canastas > 0):
+    left = f.hand_size - (tally >> LAID & MASK)
+    canastas = tally >> CANASTAS & MASK
+    if tally >> COUNTED & MASK < f.minimum and not concealed_exception(f, left, canastas, canastas > 0):
         return False
-    if rules.initial_meld_natural_meld_required and tally[NATURAL_MELDS] == without[NATURAL_MELDS]:
+    if rules.initial_meld_natural_meld_required and not tally >> NATURAL_MELDS & MASK:
         return False
-    wild_meld = tally[WILD_MELD_CARDS] - without[WILD_MELD_CARDS]
+    wild_meld = tally >> WILD_MELD_CARDS & MASK
     wild_open = 0 < wild_meld < rules.canasta_min_cards
-    if wild_open and rules.meld_wild_meld_blocks_wilds and tally[WILDED] > without[WILDED]:
+    if wild_open and rules.meld_wild_meld_blocks_wilds and tally >> WILDED & MASK:
         return False
-    return cards_left_allowed(f, left, canastas, tally[THREES] > without[THREES], left == 0, wild_open)
+    return cards_left_allowed(f, left, canastas, bool(tally >> THREES & MASK), left == 0, wild_open)
 
 
 def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
@@ -437,6 +468,6 @@ def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
             if not all(group_is_legal(f, p.rank, p.k, p.n_wilds, True) for p in parts):
                 continue
             groups = [_Group(f, p, bool(p.n_wilds) and p.rank != WILD_MELD and _later(f, p)) for p in parts]
-            tally: Tally = tuple(map(sum, zip(*(g.tally for g in groups), strict=True)))  # type: ignore[assignment]
-            if _initial_is_legal(f, tally) and not any(_deferrable(f, tally, g) for g in groups if len(groups) > 1):
+            tally = sum(g.tally for g in groups)
+            if _initial_is_legal(f, tally) and _every_group_needed(f, groups, tally):
                 yield parts
