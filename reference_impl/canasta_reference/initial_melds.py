@@ -245,7 +245,8 @@ class _Rank:
         self.natural_meld = any(g.natural_meld for g in groups)
 
 
-ALL, NEEDED, NEEDED_OR_PLAIN = range(3)  # which groups of a rank are tried (see _Rank)
+_TRIED = ("all", "needed", "needed or plain")
+ALL, NEEDED, NEEDED_OR_PLAIN = range(len(_TRIED))  # which groups of a rank are tried (see _Rank)
 
 
 class _WildsLeft:
