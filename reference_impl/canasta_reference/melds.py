@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 
 from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.model import WILD_MELD, MeldGroup
@@ -15,7 +17,7 @@ from .errors import Illegal, Malformed
 from .sequences import plan_sequences
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class MeldPlan:
     """The side's melds after an action, and what the action laid down."""
 
@@ -26,6 +28,10 @@ class MeldPlan:
     renamed: tuple[tuple[str, str], ...] = ()
 
 
+_RANK_OF = attrgetter("rank")
+_CARDS_OF = attrgetter("cards")
+
+
 def _cards(cards: Iterable[Card]) -> str:
     return " ".join(c.token for c in cards)
 
@@ -33,7 +39,7 @@ def _cards(cards: Iterable[Card]) -> str:
 def group_rank(group: MeldGroup, rules: VariantRules, side_melds: Mapping[str, list[Card]] | set[str], opponent_ranks: set[str]) -> str:
     """meld.same-rank, meld.no-wild-only: the rank a group is laid on. A group without a natural
     card names a meld of the side: one on the table, or one started in the same action."""
-    naturals = {c.rank for c in group.cards if not rules.is_wild(c)}
+    naturals: set[str] = set(map(_RANK_OF, group.cards)) - rules.cards_wild_ranks
     if len(naturals) > 1:
         raise Illegal("meld.same-rank", f"[{_cards(group.cards)}] mixes ranks {', '.join(sorted(naturals))}")
     if naturals:
@@ -94,9 +100,10 @@ def plan_melds(
     by_rank: dict[str, list[Card]] = {}
     for rank, card in extra:
         by_rank.setdefault(rank, []).append(card)
-    if any(not group.cards for group in groups):
+    if not all(map(_CARDS_OF, groups)):
         raise Malformed("a meld group holds no card")
-    wild_only = [g for g in groups if all(rules.is_wild(c) for c in g.cards)]
+    wild = rules.cards_wild_ranks
+    wild_only = [g for g in groups if wild.issuperset(map(_RANK_OF, g.cards))]
     for group in groups:
         if not any(group is g for g in wild_only):
             by_rank.setdefault(group_rank(group, rules, side_melds, opponent_ranks), []).extend(group.cards)
@@ -122,14 +129,14 @@ def plan_melds(
             result[rank] = list(cards)
         else:
             merged = [*existing, *cards]
-            if any(rules.is_wild(c) for c in cards):  # natural cards never break a wild-card limit (a
+            if not wild.isdisjoint(map(_RANK_OF, cards)):  # natural cards never break a wild-card limit (a
                 check_wild_limits(merged, rules, "meld.merge-wild-limit")  # pooled three-player meld may exceed it)
             result[rank] = merged
         check_max_cards(result[rank], rules)
         check_closed_rank(rank, closed_ranks, rules)
         check_modern_wilds(rank, existing or [], cards, rules, initial)
     check_wild_meld_takes_wilds(side_melds, result, by_rank, rules)
-    laid = tuple(c for cards in by_rank.values() for c in cards)
+    laid = tuple(chain.from_iterable(by_rank.values()))
     if not runs:
         return MeldPlan(result, frozenset(new_ranks), laid)
     if any(not group.cards for group in runs):
@@ -161,6 +168,8 @@ def check_closed_rank(rank: str, closed_ranks: frozenset[str], rules: VariantRul
 def check_modern_wilds(rank: str, existing: Sequence[Card], laid: Sequence[Card], rules: VariantRules, initial: bool) -> None:
     """modern.sevens.no-wilds, modern.aces.wilds-initial-only and modern.meld.wild-after-five: where
     wild cards laid in this action may go."""
+    if not (rules.meld_sevens_no_wilds or rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None):
+        return  # (the variant has none of these rules)
     if not any(rules.is_wild(c) for c in laid):
         return
     if rules.meld_sevens_no_wilds and rank == "7":

@@ -94,7 +94,7 @@ from .move_rules import (
     take_cards_allowed,
 )
 from .pile import is_frozen_for
-from .position_facts import SORT_KEY, Facts, Part, WildVector
+from .position_facts import CANONICAL, SORT_KEY, Facts, Part, WildVector
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
@@ -107,6 +107,7 @@ DECLINE = Decline()
 END_TURN = EndTurn()
 ANSWERS: tuple[Answer, Answer] = (Answer(True), Answer(False))
 _DISCARDS: dict[Card, Discard] = {c: Discard(c) for c in SORT_KEY}  # actions are immutable values: share them
+_DISCARD_AT: list[Discard] = [_DISCARDS[c] for c in CANONICAL]  # by the card's place in canonical order
 
 _ONE_GROUP: dict[tuple[tuple[Card, ...], str | None], Meld] = {}
 
@@ -117,6 +118,17 @@ def _one_group_meld(cards: tuple[Card, ...], tag: str | None = None) -> Meld:
     if meld is None:
         meld = bounded(_ONE_GROUP)[(cards, tag)] = Meld((MeldGroup(cards, tag),))
     return meld
+
+
+_TAKES: dict[tuple[Card, ...], TakePile] = {}
+
+
+def _take(cards: tuple[Card, ...]) -> TakePile:
+    """The take melding the top card with ``cards`` and nothing more (built once and shared)."""
+    take = _TAKES.get(cards)
+    if take is None:
+        take = bounded(_TAKES)[cards] = TakePile(cards)
+    return take
 
 
 # --- generation ---------------------------------------------------------------------------------
@@ -142,7 +154,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
             if f.red_threes or (f.rules.discard_empty_pile_no_aces_sevens and not state.pile):
                 out += [_DISCARDS[c] for c in f.distinct if discard_allowed(f, c)]
             else:  # discard_allowed holds for every card: no red three, no empty-pile restriction
-                out += [_DISCARDS[c] for c in f.distinct]
+                out += [_DISCARD_AT[place] for place, _, _ in f.counted]
         out += meld_actions(f)
         out += special_hands(f)
         if state.rules.meld_sequences:
@@ -219,7 +231,7 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
                    wild_key and existing is not None and _wilds_in(f, existing), rank in closed)
             listed = table.get(key)
             if listed is None:
-                listed = table[key] = tuple(_rank_melds(f, rank, cards, by_count, wild_counts))
+                listed = bounded(table)[key] = tuple(_rank_melds(f, rank, cards, by_count, wild_counts))
             yield from listed
         return
     for rank in ranks:
@@ -231,12 +243,13 @@ _RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, dict[
 
 def _rank_table(f: Facts) -> dict[object, tuple[Meld, ...]]:
     """The table of one-rank melds for the variant, the hand's wild cards and the state of the
-    side's wild-card meld (built as positions come; dropped whole when it grows large)."""
+    side's wild-card meld (built as positions come; dropped whole when it grows large: the caller
+    adds to it through bounded)."""
     key = (id(f.rules), f.wild_key, f.wild_meld_open)
     entry = _RANK_TABLES.get(key)
     if entry is None or entry[0] is not f.rules:
         entry = bounded(_RANK_TABLES)[key] = (f.rules, {})
-    return bounded(entry[1])
+    return entry[1]
 
 
 def _wilds_in(f: Facts, cards: Sequence[Card]) -> int:
@@ -320,7 +333,7 @@ def take_actions(f: Facts) -> Iterator[TakePile]:
             if f.melded:
                 if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0, f.wild_meld_open):
                     for _, _, wild_cards in by_count[n]:
-                        yield TakePile(_in_order(f, wild_cards + tuple(naturals[:k])))
+                        yield _take(_in_order(f, wild_cards + tuple(naturals[:k])))
                 continue
             for wilds, wild_value, wild_cards in by_count[n]:
                 cards = _in_order(f, wild_cards + tuple(naturals[:k]))

@@ -19,7 +19,8 @@ from .sequences import side_sequences
 from .state import HandState
 
 SORT_KEY: dict[Card, tuple[int, int]] = {card(token): sort_key(card(token)) for token in TOKENS}
-_ORDINAL: dict[Card, int] = {c: i for i, c in enumerate(sorted(SORT_KEY, key=SORT_KEY.__getitem__))}  # canonical order
+CANONICAL: list[Card] = sorted(SORT_KEY, key=SORT_KEY.__getitem__)  # every card, in canonical order
+_ORDINAL: dict[Card, int] = {c: i for i, c in enumerate(CANONICAL)}  # its place in canonical order
 CARDS_OF_RANK: dict[str, list[Card]] = {}  # rank -> its cards (every suit)
 for _c in SORT_KEY:
     CARDS_OF_RANK.setdefault(_c.rank, []).append(_c)
@@ -126,6 +127,8 @@ class Facts:
         hand = state.hands[state.turn]
         #: the hand's distinct cards in canonical order (sorted once; ranks come out grouped)
         counted = sorted([(_ORDINAL[c], c, n) for c, n in hand.items() if n])
+        #: (the card's place in canonical order, the card, how many) for each distinct card
+        self.counted: list[tuple[int, Card, int]] = counted
         self.distinct: list[Card] = [c for _, c, _ in counted]
         self.naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
         wild_cards: dict[str, list[Card]] = {}
@@ -199,7 +202,7 @@ class Facts:
     def canastas(self) -> int:
         if self._canastas is None:
             need = self.rules.canasta_min_cards
-            self._canastas = sum(1 for melds in (self.melds, self.sequences) for cards in melds.values() if len(cards) >= need)
+            self._canastas = sum([len(cards) >= need for melds in (self.melds, self.sequences) for cards in melds.values()])
         return self._canastas
 
     def _table(self, cap: int) -> WildTable:
