@@ -146,8 +146,11 @@ def candidates(position: Position, listed: list[Action], rng: random.Random, wil
 
 def sequence_candidates(position: Position, listed: list[Action], rng: random.Random, count: int) -> list[Action]:
     """meld.sequences: runs of the hand's cards of one suit (some with a wild card, a three, a
-    card of another suit, a gap, a rank twice), and near misses of the listed sequence melds (a
-    card of the suit more or less, one of another suit, a group of one rank added)."""
+    card of another suit, a gap, a rank twice); runs with groups of one rank of the rest of the hand
+    (all of it, all but one card, some ranks: initial melds needing both, going out); the whole hand
+    in two groups, one a single card (going out with a sequence and a card at once); and near misses
+    of the listed sequence melds (a card of the suit more or less, one of another suit, a group of
+    one rank added, the run split in two groups)."""
     hand = list(sort_cards(position.hands[position.turn]))
     order = "456789TJQKA"
     out: list[Action] = []

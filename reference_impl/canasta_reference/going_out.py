@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from operator import attrgetter
+from operator import add, attrgetter
 from typing import NamedTuple
 
 from canasta_conformance.contract.cards import RANKS, Card
@@ -201,23 +201,16 @@ def sequence_layouts(state: HandState) -> Iterator[tuple[dict[str, int], int]]:
     for key, cards in state.melds[state.side].items():
         if is_sequence_key(key):
             existing.setdefault(cards[0].suit or "", []).append(span(cards))
-    seen: set[tuple[tuple[tuple[str, int], ...], int]] = {((), 0)}  # (ranks taken, sorted; canastas)
+    width = len(_RANK_AT)
+    seen: set[tuple[tuple[int, ...], int]] = {((0,) * width, 0)}  # (naturals taken by rank order, canastas)
     for suit in {*held, *existing}:
-        layouts = _suit_layouts(held.get(suit, set()), sorted(existing.get(suit, [])), rules.canasta_min_cards, rules.meld_min_cards)
-        combined: set[tuple[tuple[tuple[str, int], ...], int]] = set()
-        for taken, canastas in seen:
-            for orders, made in layouts:
-                if not orders:
-                    combined.add((taken, canastas + made))
-                    continue
-                counts = dict(taken)
-                for order in orders:
-                    rank = _RANK_AT[order]
-                    counts[rank] = counts.get(rank, 0) + 1
-                combined.add((tuple(sorted(counts.items())), canastas + made))
-        seen = combined
+        layouts = [
+            (tuple(1 if o in orders else 0 for o in range(width)), made)
+            for orders, made in _suit_layouts(held.get(suit, set()), sorted(existing.get(suit, [])), rules.canasta_min_cards, rules.meld_min_cards)
+        ]
+        seen = {(tuple(map(add, taken, vector)), canastas + made) for taken, canastas in seen for vector, made in layouts}
     for taken, canastas in seen:
-        yield dict(taken), canastas
+        yield {_RANK_AT[order]: n for order, n in enumerate(taken) if n}, canastas
 
 
 def _suit_layouts(held: set[int], existing: list[tuple[int, int]], size: int, min_cards: int) -> set[tuple[frozenset[int], int]]:

@@ -241,6 +241,8 @@ def _going_out_in_two(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
     if f.hand_size < 2 or state.question == "no":
         return
     hand = list(state.hand.elements())
+    if len(f.naturals) > 2 and len({c.suit for c in hand}) > 2:
+        return  # no card's rest is one group: of one natural rank (+ wild cards), or of one suit
     seen: set[Meld] = set()
     for last in f.distinct:
         rest = list(hand)
