@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from math import inf
-from operator import le, mul, sub
+from operator import mul, sub
 
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
-from .packed import MASK, at, pack, unpack
+from .packed import MASK, at, pack, unpack, within
 from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 
@@ -258,16 +258,17 @@ class _WildsLeft:
     __slots__ = ("cards", "fitting", "options", "unspent", "value")
 
     def __init__(self, f: Facts, options: list[_Rank], spent: int) -> None:
-        self.unspent = tuple(map(sub, f.wild_avail, unpack(spent, len(f.wild_avail))))
-        self.value = sum(map(mul, self.unspent, f.wild_values))
-        self.cards = sum(self.unspent)
+        unspent = tuple(map(sub, f.wild_avail, unpack(spent, len(f.wild_avail))))
+        self.unspent = pack(unspent)
+        self.value = sum(map(mul, unspent, f.wild_values))
+        self.cards = sum(unspent)
         self.options = options
         self.fitting: list[tuple[list[_Group], list[_Group], list[_Group]] | None] = [None] * len(options)
 
     def groups(self, index: int, which: int) -> list[_Group]:
         fitting = self.fitting[index]
         if fitting is None:
-            fit = [g for g in self.options[index].groups if all(map(le, g.part.wilds, self.unspent))]
+            fit = [g for g in self.options[index].groups if within(g.wild_code, self.unspent)]
             fitting = self.fitting[index] = (
                 fit, [g for g in fit if not g.spare_alone and not g.plain], [g for g in fit if not g.spare_alone]
             )

@@ -3,16 +3,19 @@
 The search of Modern American's initial melds (:mod:`canasta_reference.initial_melds`) sums, for
 every set of groups it tries, a few counts of each group and the wild cards it spends by kind.
 Packed, adding a group or taking it away again is one integer operation instead of a tuple built
-field by field. Each count has ``FIELD_BITS`` bits: a sum never goes negative (only a group that
-was added is taken away) and stays far below ``1 << FIELD_BITS`` (:func:`pack` refuses a count
-that large, and a hand's counts add up to a few hundred at most)."""
+field by field. Each count has ``FIELD_BITS`` bits, the top one kept clear: a sum never goes
+negative (only a group that was added is taken away) and stays far below ``1 << (FIELD_BITS - 1)``
+(:func:`pack` refuses a count that large; a hand's counts add up to a few hundred at most)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from functools import lru_cache
 
 FIELD_BITS = 24
 MASK = (1 << FIELD_BITS) - 1
+MAX_FIELDS = 8
+#: the top bit of every field: set in a packed vector, it is borrowed from by a field that goes below zero
+GUARDS = sum(1 << (i * FIELD_BITS + FIELD_BITS - 1) for i in range(MAX_FIELDS))
 
 
 def at(index: int) -> int:
@@ -20,15 +23,26 @@ def at(index: int) -> int:
     return index * FIELD_BITS
 
 
-def pack(counts: Iterable[int]) -> int:
+@lru_cache(maxsize=4096)
+def pack(counts: tuple[int, ...]) -> int:
+    """The counts packed (the same few vectors come back position after position: kept)."""
+    if len(counts) > MAX_FIELDS:
+        raise ValueError(f"{len(counts)} counts: at most {MAX_FIELDS} are packed")
     packed = 0
     for index, count in enumerate(counts):
-        if not 0 <= count <= MASK:
-            raise ValueError(f"field {index}: {count} does not fit in {FIELD_BITS} bits")
+        if not 0 <= count < 1 << (FIELD_BITS - 1):
+            raise ValueError(f"field {index}: {count} does not fit in {FIELD_BITS - 1} bits")
         packed |= count << at(index)
     return packed
 
 
+@lru_cache(maxsize=4096)
 def unpack(packed: int, size: int) -> tuple[int, ...]:
     """The first ``size`` fields."""
     return tuple(packed >> at(index) & MASK for index in range(size))
+
+
+def within(small: int, large: int) -> bool:
+    """Every field of ``small`` is at most the same field of ``large``: taking ``small`` away from
+    ``large`` with every field's top bit set first borrows from no top bit."""
+    return (large | GUARDS) - small & GUARDS == GUARDS
