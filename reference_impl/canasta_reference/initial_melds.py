@@ -431,12 +431,14 @@ def _initial_is_legal(f: Facts, tally: int) -> bool:
     modern.wild-meld.blocks-wilds, then the cards left (cards_left_allowed). The fields are read
     as the checks need them (most fail on the first)."""
     rules = f.rules
-    left = f.hand_size - (tally >> LAID & MASK)
-    canastas = tally >> CANASTAS & MASK
-    if tally >> COUNTED & MASK < f.minimum and not concealed_exception(f, left, canastas, canastas > 0):
-        return False
+    if tally >> COUNTED & MASK < f.minimum:
+        canastas = tally >> CANASTAS & MASK
+        if not concealed_exception(f, f.hand_size - (tally >> LAID & MASK), canastas, canastas > 0):
+            return False
     if rules.initial_meld_natural_meld_required and not tally >> NATURAL_MELDS & MASK:
         return False
+    left = f.hand_size - (tally >> LAID & MASK)
+    canastas = tally >> CANASTAS & MASK
     wild_meld = tally >> WILD_MELD_CARDS & MASK
     wild_open = 0 < wild_meld < rules.canasta_min_cards
     if wild_open and rules.meld_wild_meld_blocks_wilds and tally >> WILDED & MASK:
