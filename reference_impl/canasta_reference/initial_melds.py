@@ -36,25 +36,27 @@ def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra
     """Initial melds of several ranks (besides the ``fixed`` part of a take) in which every added
     group is needed to reach the minimum, leaving the player two cards or more (fewer: see
     all_but_one). ``extra_cards`` come to the hand with the take."""
-    options = _new_meld_options(f, fixed[0].rank if fixed else None)
-    avail = f.wild_avail
+    options = [[(part, pack(part.wilds)) for part in parts] for parts in _new_meld_options(f, fixed[0].rank if fixed else None)]
+    avail = pack(f.wild_avail)
     need_parts = 1 if fixed else 2
     hand_cards = f.hand_size + extra_cards - sum(p.cards for p in fixed)
+    minimum = f.minimum
 
-    def extend(index: int, chosen: tuple[Part, ...], total: int, used: int, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
+    def extend(index: int, chosen: tuple[Part, ...], total: int, used: int, spent: int, least: float) -> Iterator[tuple[Part, ...]]:
+        """``spent``: the wild cards of the chosen parts by kind (packed); ``least``: the lowest count of a chosen part."""
         for i in range(index, len(options)):
-            for part in options[i]:
-                spent = tuple(a + b for a, b in zip(wilds, part.wilds, strict=True))
-                if any(s > a for s, a in zip(spent, avail, strict=True)):
+            for part, wilds in options[i]:
+                if not within(spent + wilds, avail):
                     continue
                 now = total + part.value
                 picked = (*chosen, part)
-                if now < f.minimum:
-                    yield from extend(i + 1, picked, now, used + part.cards, spent)
-                elif len(picked) >= need_parts and hand_cards - used - part.cards >= 2 and all(now - p.value < f.minimum for p in picked):
-                    yield (*fixed, *picked)
+                lowest = min(least, part.value)
+                if now < minimum:
+                    yield from extend(i + 1, picked, now, used + part.cards, spent + wilds, lowest)
+                elif len(picked) >= need_parts and hand_cards - used - part.cards >= 2 and now - lowest < minimum:
+                    yield (*fixed, *picked)  # every part needed: without the lowest, the rest falls short
 
-    yield from extend(0, (), counted, 0, fixed[0].wilds if fixed else f.no_wilds)
+    yield from extend(0, (), counted, 0, pack(fixed[0].wilds) if fixed else 0, inf)
 
 
 def _stuck_cards(f: Facts, skip: str | None) -> list[str | int]:
