@@ -24,7 +24,7 @@ def run_suite(folder: Path, name: str, *options: str) -> tuple[dict, str]:
     """Run pytest on the corpus copy; (the JSON report, the terminal output)."""
     report = folder / f"{name}.json"
     completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "corpus", "--canasta-scenarios", "corpus", "-p", "no:cacheprovider", "-q", "--canasta-report", str(report), *options],
+        [sys.executable, "-m", "pytest", "corpus", "--canasta-scenarios", "corpus", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", "--canasta-report", str(report), *options],
         cwd=folder, capture_output=True, text=True, timeout=600,
     )
     assert completed.returncode in (0, 1), completed.stdout[-3000:] + completed.stderr[-3000:]

@@ -185,7 +185,10 @@ def _engine_arguments(parser: argparse.ArgumentParser) -> None:
 def _pytest_args(args: argparse.Namespace, extra: list[str]) -> list[str]:
     target = str(args.scenarios) if args.scenarios else str(scenarios_dir())
     engine = ["--canasta-engine-cmd", args.engine_cmd] if args.engine_cmd else ["--canasta-engine", args.engine or DEFAULT_ENGINE]
-    return [target, "--canasta-scenarios", target, *engine, "-p", "no:cacheprovider", "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning", *extra]
+    # a run of scenarios only: Hypothesis's pytest plugin, where installed, would import Hypothesis
+    # at the end of the run for its summary (about 0.3 s of CPU) and has nothing to report
+    quiet = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+    return [target, "--canasta-scenarios", target, *engine, *quiet, "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning", *extra]
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
