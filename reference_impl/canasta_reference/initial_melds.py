@@ -267,14 +267,11 @@ class _WildsLeft:
         self.options = options
         self.fitting: list[tuple[list[_Group], list[_Group], list[_Group]] | None] = [None] * len(options)
 
-    def groups(self, index: int, which: int) -> list[_Group]:
-        fitting = self.fitting[index]
-        if fitting is None:
-            fit = [g for g in self.options[index].groups if within(g.wild_code, self.unspent)]
-            fitting = self.fitting[index] = (
-                fit, [g for g in fit if not g.spare_alone and not g.plain], [g for g in fit if not g.spare_alone]
-            )
-        return fitting[which]
+    def fit(self, index: int) -> tuple[list[_Group], list[_Group], list[_Group]]:
+        """The groups of rank ``index`` that fit (read through ``fitting``, which keeps them)."""
+        fit = [g for g in self.options[index].groups if within(g.wild_code, self.unspent)]
+        fitting = self.fitting[index] = (fit, [g for g in fit if not g.spare_alone and not g.plain], [g for g in fit if not g.spare_alone])
+        return fitting
 
 
 def modern_initial_melds(f: Facts) -> Iterator[Meld]:
@@ -374,8 +371,9 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[tuple[_Group, ...]]:
         plain = tally >> PLAIN & MASK
         which = ALL if not reached else NEEDED if plain else NEEDED_OR_PLAIN
         spare_from, plain_spare_from = _spare_limits(chosen, counted, minimum)
+        fitting = left.fitting
         for i in range(index, len(options)):
-            for group in left.groups(i, which):
+            for group in (fitting[i] or left.fit(i))[which]:
                 if group.value >= spare_from or (group.value >= plain_spare_from and plain + group.plain > 1):
                     continue  # a chosen group would be spare, so in every action containing these groups
                 picked = (*chosen, group)
@@ -413,18 +411,14 @@ def _later(f: Facts, part: Part) -> bool:
 
 
 def _every_group_needed(f: Facts, groups: Sequence[_Group], tally: int) -> bool:
-    """No group of the initial meld ``groups`` (of ``tally``) could be left for later in the turn."""
+    """No group of the initial meld ``groups`` (of ``tally``) could be left for later in the turn:
+    the action is not the same as the rest followed by a meld of the group in the same turn (the
+    rest a legal initial meld, and the group one that may follow it)."""
     if len(groups) > 1:
         for g in groups:
-            if _deferrable(f, tally, g):
+            if g.waits and _initial_is_legal(f, tally - g.tally):
                 return False
     return True
-
-
-def _deferrable(f: Facts, tally: int, group: _Group) -> bool:
-    """The initial meld of ``tally`` is the same as its groups without ``group`` followed by a
-    meld of ``group`` in the same turn: the rest is a legal initial meld and the group may follow it."""
-    return group.waits and _initial_is_legal(f, tally - group.tally)
 
 
 def _initial_is_legal(f: Facts, tally: int) -> bool:
