@@ -357,8 +357,9 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[tuple[_Group, ...]]:
     left_after: dict[int, _WildsLeft] = {}  # wild cards spent (packed) -> what is left
 
     def extend(index: int, chosen: tuple[_Group, ...], tally: int, spent: int) -> None:
-        if natural_meld and not tally >> NATURAL_MELDS & MASK and not naturals_left[index]:
-            return  # modern.initial.natural-meld can no longer be met
+        lacking = natural_meld and not tally >> NATURAL_MELDS & MASK  # modern.initial.natural-meld not met yet
+        if lacking and not naturals_left[index]:
+            return  # and it can no longer be
         left = left_after.get(spent)
         if left is None:
             left = left_after[spent] = _WildsLeft(f, options, spent)
@@ -374,6 +375,8 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[tuple[_Group, ...]]:
         fitting = left.fitting
         for i in range(index, len(options)):
             for group in (fitting[i] or left.fit(i))[which]:
+                if lacking and not group.natural_meld and not naturals_left[i + 1]:
+                    continue  # modern.initial.natural-meld could no longer be met
                 if group.value >= spare_from or (group.value >= plain_spare_from and plain + group.plain > 1):
                     continue  # a chosen group would be spare, so in every action containing these groups
                 picked = (*chosen, group)
