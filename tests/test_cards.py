@@ -1,9 +1,13 @@
+import copy
+import pickle
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from canasta_conformance.contract.cards import (
     TOKENS,
+    Card,
     CardError,
     card,
     cards,
@@ -67,3 +71,12 @@ def test_three_colours():
 
 def test_sorting_is_stable_for_duplicates():
     assert sort_cards(cards("KH KH AS")) == cards("AS KH KH")
+
+
+def test_equal_cards_are_one_object_however_they_are_made():
+    made = [card("KH"), Card("K", "H"), replace(card("KS"), suit="H"), copy.copy(card("KH")),
+            copy.deepcopy(card("KH")), pickle.loads(pickle.dumps(card("KH")))]
+    assert all(c is made[0] for c in made)
+    assert made[0] == card("kh") and made[0] != card("KS") and made[0] != "KH"
+    assert len({*made, card("KS"), card("JK")}) == 3
+    assert Counter([card("KH"), Card("K", "H")])[card("KH")] == 2

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
 from typing import Literal
@@ -31,29 +31,34 @@ RANK_NAMES = {
 SUIT_NAMES = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
 
 
+_INTERNED: dict[tuple[str, str | None], Card] = {}  # the one card of each (rank, suit): see Card
+
+
 class CardError(CanastaError, ValueError):
     """A token that is not a card."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
-    """One playing card. Build cards with :func:`card` or :meth:`Card.parse`."""
+    """One playing card. Build cards with :func:`card` or :meth:`Card.parse`.
+
+    A card is a value, and there is one object per value: ``Card(rank, suit)`` returns the one
+    card of that rank and suit (made the first time it is asked for), as do :func:`card`, copying
+    and unpickling. So equal cards are the same object, and cards compare and hash by identity,
+    in C (cards are hashed in every multiset operation of an engine and the harness)."""
 
     rank: str
     suit: str | None
-    _hash: int = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.rank, self.suit)))
+    def __new__(cls, rank: str, suit: str | None) -> Card:
+        found = _INTERNED.get((rank, suit))
+        if found is None:
+            found = _INTERNED[(rank, suit)] = object.__new__(cls)
+        return found
 
-    def __hash__(self) -> int:  # cards are hashed in every multiset operation: compute it once
-        return self._hash
-
-    def __reduce__(self) -> tuple[Callable[[str], Card], tuple[str]]:
-        """Pickled as its token and unpickled as the one canonical card of that token (see
-        :func:`card`): the cached hash is the loading process's (string hashes differ between
-        processes), and a cached scenario's cards are shared, not built again one by one."""
-        return (card, (self.token,))
+    def __reduce__(self) -> tuple[Callable[[str, str | None], Card], tuple[str, str | None]]:
+        """Copied and unpickled as the one card of its value (so identity stays equality)."""
+        return (Card, (self.rank, self.suit))
 
     @property
     def token(self) -> str:
