@@ -77,7 +77,7 @@ RULE_MODULES = _engine_modules()
 SCENARIO_SECONDS = 5.0  # a scenario slower than this under a mutant: the mutant loops, it is killed
 #: module-level memo caches of the engine (module, name): emptied before and after each mutant, or a
 #: mutant of the function filling one would be served the original's answers from earlier runs
-CACHES = (("position_facts", "_VECTORS"), ("position_facts", "_WILD_TABLES"), ("movegen", "_ONE_GROUP"))
+CACHES = (("position_facts", "_VECTORS"), ("position_facts", "_WILD_TABLES"), ("movegen", "_ONE_GROUP"), ("initial_melds", "_RANK_OPTIONS"))
 
 _COMPARE_SWAPS: dict[type, type] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,

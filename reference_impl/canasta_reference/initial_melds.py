@@ -10,7 +10,9 @@ from math import inf
 from operator import mul, sub
 
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
+from canasta_conformance.contract.variant_rules import VariantRules
 
+from .memo import bounded
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
 from .packed import MASK, at, pack, unpack, within
 from .position_facts import GROUP_ORDER, Facts, Part, WildVector
@@ -311,24 +313,13 @@ def _modern_options(f: Facts) -> list[_Rank]:
         rank != "3" and len(cards) >= rules.meld_min_cards for rank, cards in f.naturals.items()
     ):
         return []
-    choices = f.wild_choices(rules.meld_max_wilds)
     options: list[_Rank] = []
     for rank in sorted(f.naturals, key=GROUP_ORDER.__getitem__):
         if rank == "3" and rules.black_three_meld_only_going_out:
             continue  # black threes: only going out, see _initial_with_threes
-        groups = []
-        for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1):
-            ruled: dict[int, tuple[bool, bool]] = {}  # how many wild cards -> (a legal group now, legal later too)
-            for choice in choices:
-                n = choice[1]
-                if n not in ruled:
-                    now = group_is_legal(f, rank, k, n, True)
-                    ruled[n] = (now, n > 0 and now and group_is_legal(f, rank, k, n, False))
-                legal, later = ruled[n]
-                if legal:
-                    groups.append(_Group(f, f.part(rank, k, choice), later))
-        if groups:
-            options.append(_Rank(f, groups))
+        option = _rank_option(f, rank)
+        if option is not None:
+            options.append(option)
     if rules.meld_wild_only_melds:
         groups = [
             _Group(f, Part(WILD_MELD, 0, v, n, value), False)
@@ -337,6 +328,36 @@ def _modern_options(f: Facts) -> list[_Rank]:
         if groups:
             options.append(_Rank(f, groups))
     return options
+
+
+#: (variant, rank, its naturals in hand, the wild cards by kind and their counts, the rank closed)
+#: -> (the variant's rules, the rank's candidate groups)
+_RANK_OPTIONS: dict[tuple[int, str, int, WildVector, tuple[int, ...], bool], tuple[VariantRules, _Rank | None]] = {}
+
+
+def _rank_option(f: Facts, rank: str) -> _Rank | None:
+    """The candidate groups of ``rank`` for a side yet to meld: every legal new meld of any number
+    of its naturals with any choice of wild cards by kind, its legality read once per (naturals,
+    number of wild cards). They depend only on the variant, how many naturals and which wild cards
+    the hand holds, and whether the rank is closed; the same come back position after position,
+    so they are kept (``memo.bounded``)."""
+    rules = f.rules
+    key = (id(rules), rank, len(f.naturals[rank]), f.wild_avail, tuple(f.wild_values), rank in f.closed)
+    entry = _RANK_OPTIONS.get(key)
+    if entry is None or entry[0] is not rules:
+        groups = []
+        for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1):
+            ruled: dict[int, tuple[bool, bool]] = {}  # how many wild cards -> (a legal group now, legal later too)
+            for choice in f.wild_choices(rules.meld_max_wilds):
+                n = choice[1]
+                if n not in ruled:
+                    now = group_is_legal(f, rank, k, n, True)
+                    ruled[n] = (now, n > 0 and now and group_is_legal(f, rank, k, n, False))
+                legal, later = ruled[n]
+                if legal:
+                    groups.append(_Group(f, f.part(rank, k, choice), later))
+        entry = bounded(_RANK_OPTIONS)[key] = (rules, _Rank(f, groups) if groups else None)
+    return entry[1]
 
 
 def _modern_search(f: Facts, options: list[_Rank]) -> list[tuple[_Group, ...]]:
