@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
+from canasta_conformance.contract import spec as spec_module
 from canasta_conformance.contract.paths import scenarios_dir
 from canasta_conformance.contract.scenario import ScenarioError, load_scenario, scenario_files
 from canasta_conformance.contract.spec import load_spec
@@ -89,3 +92,20 @@ def test_a_cached_scenario_is_sound_in_another_process(tmp_path, cache_dir):
     )
     runs = [subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout.strip() for _ in range(2)]
     assert runs == ["True", "True"]  # the first run writes the entry, the second reads it
+
+
+def test_the_spec_is_read_back_from_the_cache_and_read_again_when_a_file_changes(tmp_path, cache_dir, monkeypatch):
+    root = tmp_path / "spec"
+    shutil.copytree(SPEC.root, root)
+    load = spec_module.load_spec.__wrapped__  # as another process would: without the in-process cache
+    first = load(root)
+    assert list(cache_dir.rglob("spec.pickle"))
+    with monkeypatch.context() as patched:
+        patched.setattr(spec_module, "read_spec", lambda *a: pytest.fail("parsed again"))
+        again = load(root)
+    assert again is not first and again.root == root
+    assert (again.rules, again.parameters, again.variants, again.conflicts) == (first.rules, first.parameters, first.variants, first.conflicts)
+    assert again.variant_rules("classic") == first.variant_rules("classic") == SPEC.variant_rules("classic")
+    meta = root / "spec.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8").replace("version: 0.1.0", "version: 9.9.9", 1), encoding="utf-8")
+    assert load(root).version == "9.9.9"

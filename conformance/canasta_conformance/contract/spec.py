@@ -20,6 +20,7 @@ from typing import Any
 
 import jsonschema
 
+from .disk_cache import cache_root, context, read_entry, write_entry
 from .docpath import PathPart
 from .errors import CanastaError
 from .paths import spec_dir
@@ -276,10 +277,22 @@ def _checked(document: YamlDocument, schema_name: str, problems: list[Problem]) 
 
 @cache
 def load_spec(root: Path | None = None) -> Spec:
-    """Load and cross-check the spec; raises :class:`SpecError` if anything is wrong."""
-    spec = read_spec(root or spec_dir())
+    """Load and cross-check the spec; raises :class:`SpecError` if anything is wrong. A spec that
+    loaded without a problem is kept in the harness's disk cache (:mod:`.disk_cache`), keyed by
+    every file of the spec and the harness's source, so another process does not parse it again."""
+    root = root or spec_dir()
+    cache_folder = cache_root()
+    # the digest read afresh (not the per-process one): a spec file changed since is read again
+    entry = None if cache_folder is None else cache_folder / context.__wrapped__(str(root)) / "spec.pickle"
+    if entry is not None:
+        found = read_entry(entry)
+        if isinstance(found, Spec) and found.root == root and not found.problems:
+            return found
+    spec = read_spec(root)
     if spec.problems:
         raise SpecError(spec.problems)
+    if entry is not None:
+        write_entry(entry, spec)  # before any variant is resolved: its caches are empty
     return spec
 
 

@@ -13,42 +13,16 @@ pickles written atomically by this user into a folder only this user can read
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
-import sys
-import tempfile
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
-from .. import __version__
+from ..contract.disk_cache import ENVIRONMENT_VARIABLE, OFF, cache_root, read_entry, write_entry
+from ..contract.disk_cache import context as _context
 from ..contract.scenario import Scenario, load_scenario
 from ..contract.spec import Spec
 from ..contract.tiers import Tier, scenario_tier
 
-ENVIRONMENT_VARIABLE = "CANASTA_CACHE_DIR"
-OFF = ("", "0", "off", "none", "false")
-
-
-def cache_root() -> Path | None:
-    """Where entries live, or None when the cache is off."""
-    value = os.environ.get(ENVIRONMENT_VARIABLE)
-    if value is not None:
-        return None if value.strip().lower() in OFF else Path(value)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "canasta-rules"
-
-
-@cache
-def _context(spec_root: str) -> str:
-    """A digest of everything besides the file that decides what a scenario file loads to."""
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{sys.version}\0{__version__}\0".encode())
-    for root in (Path(spec_root), Path(__file__).resolve().parent.parent):  # the spec and the whole package
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and path.suffix in (".yaml", ".yml", ".json", ".py"):
-                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+__all__ = ["ENVIRONMENT_VARIABLE", "OFF", "Loaded", "cache_root", "load_cached", "load_scenario_cached"]
 
 
 def _entry(folder: Path, path: Path, data: bytes) -> Path:
@@ -81,15 +55,11 @@ def load_cached(path: Path, spec: Spec) -> Loaded:
     except OSError:
         return _loaded(path, spec)  # let the loader report the problem
     entry = _entry(root / _context(str(spec.root)), path, data)
-    try:
-        with entry.open("rb") as handle:
-            found = pickle.load(handle)
-        if isinstance(found, Loaded):
-            return found
-    except Exception:  # noqa: BLE001 - a missing, partial or stale entry is a miss
-        pass
+    found = read_entry(entry)
+    if isinstance(found, Loaded):
+        return found
     loaded = _loaded(path, spec)
-    _store(entry, loaded)
+    write_entry(entry, loaded)
     return loaded
 
 
@@ -100,14 +70,3 @@ def _loaded(path: Path, spec: Spec) -> Loaded:
     except Exception:  # noqa: BLE001 - the caller computes it again and reports what goes wrong
         tier = None
     return Loaded(scenario, tier)
-
-
-def _store(entry: Path, scenario: Loaded) -> None:
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handle, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
-        with os.fdopen(handle, "wb") as out:
-            pickle.dump(scenario, out, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, entry)  # atomic: parallel workers never read half an entry
-    except (OSError, pickle.PicklingError, TypeError):
-        pass
