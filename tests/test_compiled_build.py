@@ -10,6 +10,7 @@ engine (benchmarks/README.md lists the few tests that patch engine internals and
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -34,16 +35,18 @@ compiled = pytest.mark.skipif(
 
 
 def _source_copy(tmp_path: Path) -> Path:
-    """The engine's Python source alone (no extension module, no stamp), as a path entry."""
-    package = tmp_path / "reference_impl" / "canasta_reference"
-    package.mkdir(parents=True)
-    for source in (ROOT / "reference_impl" / "canasta_reference").glob("*.py"):
-        shutil.copy(source, package / source.name)
-    return package
+    """The engine's package as Python source alone (no extension module, no stamp), beside the
+    contract's source (which ``--contract`` compiles in part) and the data; returns the package."""
+    python_only = shutil.ignore_patterns("__pycache__", *(f"*{suffix}" for suffix in EXTENSION_SUFFIXES), "_compiled.json")
+    for folder in ("reference_impl/canasta_reference", "conformance/canasta_conformance"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=python_only)
+    for data in ("spec", "scenarios"):
+        (tmp_path / data).symlink_to(ROOT / data)
+    return tmp_path / "reference_impl" / "canasta_reference"
 
 
 def _import(package: Path, code: str = "import canasta_reference") -> subprocess.CompletedProcess[str]:
-    path = os.pathsep.join([str(package.parent), str(ROOT / "conformance")])
+    path = os.pathsep.join([str(package.parent), str(package.parent.parent / "conformance")])
     return subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": path}, capture_output=True, text=True, timeout=120)
 
 
@@ -80,10 +83,9 @@ def test_the_engine_modules_are_a_current_compiled_build() -> None:
     assert COMPILED, "CANASTA_COMPILED=1 but no compiled build: python tools/build_accelerated.py"
     assert _build.stale_reason() is None
     sources = json.loads(_build.STAMP.read_text(encoding="utf-8"))["sources"]
-    engine_sources = {str(p.relative_to(ROOT)) for p in _build.engine_sources()}
-    assert engine_sources <= set(sources)
-    for name in sorted(engine_sources):
-        module = sys.modules.get(f"canasta_reference.{Path(name).stem}") or __import__(f"canasta_reference.{Path(name).stem}", fromlist=["_"])
+    assert {str(p.relative_to(ROOT)) for p in _build.engine_sources()} <= set(sources)
+    for name in sorted(sources):  # reference_impl/canasta_reference/melds.py: canasta_reference.melds
+        module = importlib.import_module(".".join(Path(name).with_suffix("").parts[1:]))
         assert str(module.__file__).endswith(tuple(EXTENSION_SUFFIXES)), f"{name} runs from {module.__file__}"
     done = subprocess.run([sys.executable, str(TOOL), "--check"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "up to date" in done.stdout, done.stdout + done.stderr
@@ -109,15 +111,15 @@ def test_compiled_and_source_engines_answer_alike_on_random_hands_of_every_varia
     walks = ROOT / "tests" / "engine_walks.py"
     hands = os.environ.get("CANASTA_COMPILED_HANDS", "2")
 
-    def play(reference_root: Path) -> list[str]:
-        path = os.pathsep.join([str(reference_root), str(ROOT / "conformance"), str(ROOT / "rules_site")])
+    def play(root: Path) -> list[str]:
+        path = os.pathsep.join([str(root / "reference_impl"), str(root / "conformance"), str(ROOT / "rules_site")])
         done = subprocess.run([sys.executable, str(walks), "--hands", hands], env={**os.environ, "PYTHONPATH": path},
                               capture_output=True, text=True, timeout=1200)
         assert done.returncode == 0, done.stderr
         return done.stdout.splitlines()
 
-    compiled_lines = play(ROOT / "reference_impl")
-    pure_lines = play(_source_copy(tmp_path).parent)
+    compiled_lines = play(ROOT)
+    pure_lines = play(_source_copy(tmp_path).parent.parent)
     assert len(compiled_lines) == len(pure_lines)
     for compiled_line, pure_line in zip(compiled_lines, pure_lines, strict=True):
         if compiled_line != pure_line:
