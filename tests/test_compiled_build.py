@@ -36,7 +36,7 @@ compiled = pytest.mark.skipif(
 
 def _source_copy(tmp_path: Path) -> Path:
     """The engine's package as Python source alone (no extension module, no stamp), beside the
-    contract's source (which ``--contract`` compiles in part) and the data; returns the package."""
+    contract's source and the data; returns the package."""
     python_only = shutil.ignore_patterns("__pycache__", *(f"*{suffix}" for suffix in EXTENSION_SUFFIXES), "_compiled.json")
     for folder in ("reference_impl/canasta_reference", "conformance/canasta_conformance"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=python_only)

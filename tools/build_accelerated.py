@@ -1,7 +1,6 @@
 """Build (or remove) the optional compiled reference engine: its modules compiled with mypyc.
 
-    python tools/build_accelerated.py            # compile the engine in place (about a minute)
-    python tools/build_accelerated.py --contract # also the contract's card values (cards.py): about 1.1x more
+    python tools/build_accelerated.py            # compile the engine in place (1-3 minutes of CPU)
     python tools/build_accelerated.py --check    # is a compiled build present, and does it match the sources?
     python tools/build_accelerated.py --clean    # remove it: the engine runs as Python source again
 
@@ -37,10 +36,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "reference_impl" / "canasta_reference"
-CONTRACT = ROOT / "conformance" / "canasta_conformance" / "contract"
-#: the contract modules ``--contract`` compiles with the engine: the cards, hashed in every multiset operation
-#: (model.py compiled too gains nothing more, and its compiled actions and positions cannot be pickled)
-CONTRACT_MODULES = ("cards.py",)
 #: the shared library of the compiled modules, inside the engine's package
 GROUP = "canasta_reference._compiled"
 
@@ -64,12 +59,11 @@ def clean(quiet: bool = False) -> int:
     """Remove the extension modules that shadow a source (and the shared library, and the stamp)."""
     b = _build_module()
     removed = []
-    for folder in (ENGINE, CONTRACT):
-        for path in _extension_modules(folder):
-            stem = path.name.split(".")[0]
-            if (folder / f"{stem}.py").exists() or stem == "_compiled__mypyc":
-                path.unlink()
-                removed.append(path)
+    for path in _extension_modules(ENGINE):
+        stem = path.name.split(".")[0]
+        if (ENGINE / f"{stem}.py").exists() or stem == "_compiled__mypyc":
+            path.unlink()
+            removed.append(path)
     if b.STAMP.exists():
         b.STAMP.unlink()
         removed.append(b.STAMP)
@@ -78,7 +72,7 @@ def clean(quiet: bool = False) -> int:
     return 0
 
 
-def build(contract: bool) -> int:
+def build() -> int:
     try:
         from mypyc.build import mypycify
         from setuptools import Distribution  # type: ignore[import-untyped,unused-ignore]
@@ -86,7 +80,7 @@ def build(contract: bool) -> int:
         print(f"the compiled build needs mypy (mypyc) and setuptools: {error} (pip install mypy setuptools)", file=sys.stderr)
         return 2
     b = _build_module()
-    sources = [*b.engine_sources(), *([CONTRACT / name for name in CONTRACT_MODULES] if contract else [])]
+    sources = b.engine_sources()
     clean(quiet=True)  # never leave a mix of old and new extension modules
     started = time.monotonic()
     previous = Path.cwd()
@@ -97,7 +91,7 @@ def build(contract: bool) -> int:
             # a bare Distribution: setup() would read the project's pyproject.toml as setuptools metadata
             dist = Distribution({
                 "name": "canasta-accelerated", "ext_modules": extensions,
-                "package_dir": {"canasta_reference": "reference_impl/canasta_reference", "canasta_conformance": "conformance/canasta_conformance"},
+                "package_dir": {"canasta_reference": "reference_impl/canasta_reference"},
             })
             command: Any = dist.get_command_obj("build_ext")
             command.inplace, command.build_temp, command.build_lib = True, f"{work}/temp", f"{work}/lib"
@@ -137,7 +131,6 @@ def main() -> int:
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--clean", action="store_true", help="remove the compiled build")
     action.add_argument("--check", action="store_true", help="exit 0 if a compiled build matching the sources is present")
-    parser.add_argument("--contract", action="store_true", help=f"also compile the contract modules {', '.join(CONTRACT_MODULES)}")
     args = parser.parse_args()
     if args.clean:
         return clean()
@@ -146,7 +139,7 @@ def main() -> int:
     if shutil.which(os.environ.get("CC", "cc")) is None and shutil.which("gcc") is None:
         print("the compiled build needs a C compiler (cc or gcc)", file=sys.stderr)
         return 2
-    return build(args.contract)
+    return build()
 
 
 if __name__ == "__main__":
