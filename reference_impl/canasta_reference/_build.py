@@ -10,8 +10,6 @@ compiled code never runs in place of changed source.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -35,6 +33,8 @@ NEVER_COMPILED = ("__init__.py", "_build.py")
 
 
 def digest(path: Path) -> str:
+    import hashlib  # only where a build stamp is read or written: not on every import of the engine
+
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -58,6 +58,8 @@ def stale_reason() -> str | None:
     if not STAMP.exists():
         found = compiled_modules()
         return f"{found[0].name} and {len(found) - 1} more extension modules have no build stamp ({STAMP.name})" if found else None
+    import json
+
     try:
         recorded: dict[str, str] = json.loads(STAMP.read_text(encoding="utf-8"))["sources"]
     except (OSError, ValueError, KeyError, TypeError) as error:
