@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import canasta_reference
 from canasta_conformance.contract.cards import cards, full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import Discard, Meld, MeldGroup, Position
@@ -111,3 +112,24 @@ def test_the_initial_meld_table_follows_the_variant(spec_copy):
     outcome = engine.apply(Meld((MeldGroup(cards("KC KD KS")), MeldGroup(cards("QC QD QS")))))
     assert (outcome.status, outcome.rule) == ("rejected", "initial.table")  # 60 < 70
     assert engine.apply(Meld((MeldGroup(cards("KC KD KS")), MeldGroup(cards("QC QD QS")), MeldGroup(cards("JC")), ))).status == "rejected"
+
+
+def test_every_module_level_memo_table_of_the_engine_is_registered():
+    """The mutation tool empties the engine's memo tables around each mutant through memo.clear_all:
+    a module-level table made another way (an empty dict, a functools cache not handed to
+    memo.on_clear) would serve a mutant the original's answers."""
+    folder = Path(canasta_reference.__file__).parent
+    unregistered = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "memo.py":
+            continue
+        source = path.read_text(encoding="utf-8")
+        for node in ast.parse(source).body:
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if isinstance(value, ast.Dict) and not value.keys:
+                unregistered.append(f"{path.name}:{node.lineno} (an empty dict: use memo.table())")
+            if isinstance(node, ast.FunctionDef) and any(
+                "cache" in ast.unparse(d) for d in node.decorator_list
+            ) and f"memo.on_clear({node.name}.cache_clear)" not in source:
+                unregistered.append(f"{path.name}:{node.lineno} ({node.name}: memo.on_clear its cache_clear)")
+    assert not unregistered

@@ -19,7 +19,7 @@ assertions are never mutated.
                                                 # re-run only the survivors, merging the results
 
 The modules measured are those the engine runs (engine.py and the modules of the package it
-imports, directly or not). Module-level memo caches (CACHES) are emptied around each mutant.
+imports, directly or not). The engine's memo tables (its memo module) are emptied around each mutant.
 
 Writes a JSON file of results (``--json``, default ``benchmarks/mutation/results.json``) and
 prints the score per module and the survivors.
@@ -49,8 +49,9 @@ for path in (ROOT / "conformance", ROOT / "reference_impl"):
         sys.path.insert(0, str(path))
 
 PACKAGE = "canasta_reference"
-#: modules of the package that hold no rule: the exceptions, the self-play driver, the package's __init__
-NOT_RULES = ("__init__", "errors", "selfplay")
+#: modules of the package that hold no rule: the exceptions, the self-play driver, the package's __init__,
+#: the memo tables, the packed counts and the compiled-build check
+NOT_RULES = ("__init__", "errors", "selfplay", "memo", "packed", "_build")  # no rule lives in these
 
 
 def _engine_modules() -> tuple[str, ...]:
@@ -75,9 +76,6 @@ def _engine_modules() -> tuple[str, ...]:
 #: the modules holding the rules: those the engine runs, as they are when the tool runs
 RULE_MODULES = _engine_modules()
 SCENARIO_SECONDS = 5.0  # a scenario slower than this under a mutant: the mutant loops, it is killed
-#: module-level memo caches of the engine (module, name): emptied before and after each mutant, or a
-#: mutant of the function filling one would be served the original's answers from earlier runs
-CACHES = (("position_facts", "_VECTORS"), ("position_facts", "_WILD_TABLES"), ("movegen", "_ONE_GROUP"), ("initial_melds", "_RANK_OPTIONS"))
 
 _COMPARE_SWAPS: dict[type, type] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
@@ -357,7 +355,7 @@ def run_mutant(mutant: Mutant) -> dict[str, Any]:
     started = time.perf_counter()
     try:
         live, new = mutated_code(mutant)
-    except (ValueError, SyntaxError, KeyError) as error:
+    except (ValueError, SyntaxError, KeyError, AttributeError) as error:  # e.g. a function wrapped by a cache
         return {**asdict(mutant), "status": "skipped", "killed_by": None, "seconds": 0.0, "note": str(error)}
     _clear_caches()
     restore = swap_in(live, new)
@@ -371,10 +369,9 @@ def run_mutant(mutant: Mutant) -> dict[str, Any]:
 
 
 def _clear_caches() -> None:
-    for module, name in CACHES:
-        cache = getattr(importlib.import_module(f"{PACKAGE}.{module}"), name, None)
-        if isinstance(cache, dict):
-            cache.clear()
+    """Empty the engine's memo tables (all registered in its memo module), before and after each
+    mutant, or a mutant of a function filling one would be served the original's answers."""
+    importlib.import_module(f"{PACKAGE}.memo").clear_all()
 
 
 def run_all(mutants: list[Mutant], jobs: int, progress: bool = True) -> list[dict[str, Any]]:

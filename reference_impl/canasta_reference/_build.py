@@ -73,6 +73,10 @@ def stale_reason() -> str | None:
             return f"{name} was removed since the build"
         if digest(path) != sha:
             return f"{name} changed since the build"
+    compiled = {p.name.split(".", 1)[0] for p in compiled_modules()}
+    for name, path in sorted(current.items()):
+        if path.stem not in compiled:
+            return f"{name} has no compiled module (a part of the build was removed)"
     return None
 
 

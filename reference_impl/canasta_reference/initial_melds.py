@@ -12,6 +12,7 @@ from operator import mul, sub
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
+from . import memo
 from .memo import bounded
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
 from .packed import MASK, at, pack, unpack, within
@@ -332,7 +333,7 @@ def _modern_options(f: Facts) -> list[_Rank]:
 
 #: (variant, rank, its naturals in hand, the wild cards by kind and their counts, the rank closed)
 #: -> (the variant's rules, the rank's candidate groups)
-_RANK_OPTIONS: dict[tuple[int, str, int, WildVector, tuple[int, ...], bool], tuple[VariantRules, _Rank | None]] = {}
+_RANK_OPTIONS: dict[tuple[int, str, int, WildVector, tuple[int, ...], bool], tuple[VariantRules, _Rank | None]] = memo.table()
 
 
 def _rank_option(f: Facts, rank: str) -> _Rank | None:

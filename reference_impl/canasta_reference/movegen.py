@@ -76,6 +76,7 @@ from canasta_conformance.contract.model import (
 )
 from canasta_conformance.contract.variant_rules import VariantRules
 
+from . import memo
 from .going_out import can_go_out
 from .initial_melds import all_but_one, initial_meld_sets, modern_initial_melds
 from .memo import bounded
@@ -109,7 +110,7 @@ ANSWERS: tuple[Answer, Answer] = (Answer(True), Answer(False))
 _DISCARDS: dict[Card, Discard] = {c: Discard(c) for c in SORT_KEY}  # actions are immutable values: share them
 _DISCARD_AT: list[Discard] = [_DISCARDS[c] for c in CANONICAL]  # by the card's place in canonical order
 
-_ONE_GROUP: dict[tuple[tuple[Card, ...], str | None], Meld] = {}
+_ONE_GROUP: dict[tuple[tuple[Card, ...], str | None], Meld] = memo.table()
 
 
 def _one_group_meld(cards: tuple[Card, ...], tag: str | None = None) -> Meld:
@@ -120,7 +121,7 @@ def _one_group_meld(cards: tuple[Card, ...], tag: str | None = None) -> Meld:
     return meld
 
 
-_TAKES: dict[tuple[Card, ...], TakePile] = {}
+_TAKES: dict[tuple[Card, ...], TakePile] = memo.table()
 
 
 def _take(cards: tuple[Card, ...]) -> TakePile:
@@ -238,7 +239,7 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
         yield from _rank_melds(f, rank, f.naturals.get(rank, ()), by_count, wild_counts)
 
 
-_RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, dict[object, tuple[Meld, ...]]]] = {}
+_RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, dict[object, tuple[Meld, ...]]]] = memo.table()
 
 
 def _rank_table(f: Facts) -> dict[object, tuple[Meld, ...]]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from . import memo
+
 FIELD_BITS = 24
 MASK = (1 << FIELD_BITS) - 1
 MAX_FIELDS = 8
@@ -46,3 +48,7 @@ def within(small: int, large: int) -> bool:
     """Every field of ``small`` is at most the same field of ``large``: taking ``small`` away from
     ``large`` with every field's top bit set first borrows from no top bit."""
     return (large | GUARDS) - small & GUARDS == GUARDS
+
+
+memo.on_clear(pack.cache_clear)
+memo.on_clear(unpack.cache_clear)

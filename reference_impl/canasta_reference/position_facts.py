@@ -14,6 +14,7 @@ from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS, TOKENS, C
 from canasta_conformance.contract.model import WILD_MELD, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
+from . import memo
 from .memo import bounded
 from .sequences import side_sequences
 from .state import HandState
@@ -21,9 +22,8 @@ from .state import HandState
 SORT_KEY: dict[Card, tuple[int, int]] = {card(token): sort_key(card(token)) for token in TOKENS}
 CANONICAL: list[Card] = sorted(SORT_KEY, key=SORT_KEY.__getitem__)  # every card, in canonical order
 _ORDINAL: dict[Card, int] = {c: i for i, c in enumerate(CANONICAL)}  # its place in canonical order
-CARDS_OF_RANK: dict[str, list[Card]] = {}  # rank -> its cards (every suit)
-for _c in SORT_KEY:
-    CARDS_OF_RANK.setdefault(_c.rank, []).append(_c)
+#: rank -> its cards (every suit)
+CARDS_OF_RANK: dict[str, list[Card]] = {rank: [c for c in SORT_KEY if c.rank == rank] for rank in dict.fromkeys(c.rank for c in SORT_KEY)}
 GROUP_ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
 
 WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
@@ -45,7 +45,7 @@ class Part:
         self.cards = k + n_wilds  # how many cards it takes from the hand
 
 
-_VECTORS: dict[tuple[WildVector, int], list[tuple[WildVector, int]]] = {}
+_VECTORS: dict[tuple[WildVector, int], list[tuple[WildVector, int]]] = memo.table()
 
 
 def _wild_vectors(avail: WildVector, cap: int) -> list[tuple[WildVector, int]]:
@@ -59,7 +59,7 @@ def _wild_vectors(avail: WildVector, cap: int) -> list[tuple[WildVector, int]]:
 
 
 WildTable = tuple[list[tuple[WildVector, int, int]], list[list[tuple[WildVector, int, tuple[Card, ...]]]]]
-_WILD_TABLES: dict[tuple[tuple[Card, ...], tuple[int, ...], int], WildTable] = {}
+_WILD_TABLES: dict[tuple[tuple[Card, ...], tuple[int, ...], int], WildTable] = memo.table()
 
 
 def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int, every: tuple[Card, ...]) -> WildTable:
@@ -84,7 +84,7 @@ def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int
 
 
 
-_VARIANT_FACTS: dict[int, tuple[VariantRules, tuple[int, bool, bool]]] = {}
+_VARIANT_FACTS: dict[int, tuple[VariantRules, tuple[int, bool, bool]]] = memo.table()
 
 
 def _variant_facts(rules: VariantRules) -> tuple[int, bool, bool]:

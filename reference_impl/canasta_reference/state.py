@@ -11,12 +11,15 @@ from canasta_conformance.contract.model import WILD_MELD, HandEnd, Penalty, Posi
 from canasta_conformance.contract.sequences import looks_like_sequence, sequence_key
 from canasta_conformance.contract.variant_rules import VariantRules
 
+from . import memo
+
 
 @dataclass(slots=True)
 class Derived:
     """Facts derived from the position, each computed at most once while the position stands
     (None: not computed yet). ``engine.apply`` forgets them whenever an action changes the state,
-    and every copy of a state starts without them, so they are never read for another position."""
+    and a state copied with ``dataclasses.replace`` starts without them (the engine copies states
+    no other way), so they are never read for another position."""
 
     #: frozen_by_contents (pile.frozen.by-wild and the like): the pile is frozen for everyone
     pile_frozen: bool | None = None
@@ -213,7 +216,7 @@ class HandState:
 
 
 #: each seat's partner (partner_of) for a table (players, sides, the lone hand, the seats sitting out)
-_PARTNERS: dict[tuple[int, int, int | None, frozenset[int]], tuple[int | None, ...]] = {}
+_PARTNERS: dict[tuple[int, int, int | None, frozenset[int]], tuple[int | None, ...]] = memo.table()
 
 
 def _red_three_lists(position: Position, rules: VariantRules) -> list[list[Card]]:

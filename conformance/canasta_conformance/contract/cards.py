@@ -52,8 +52,8 @@ class Card:
 
     def __new__(cls, rank: str, suit: str | None) -> Card:
         found = _INTERNED.get((rank, suit))
-        if found is None:
-            found = _INTERNED[(rank, suit)] = object.__new__(cls)
+        if found is None:  # (setdefault: two threads making one new value at once still share one object)
+            found = _INTERNED.setdefault((rank, suit), object.__new__(cls))
         return found
 
     def __reduce__(self) -> tuple[Callable[[str, str | None], Card], tuple[str, str | None]]:
