@@ -11,6 +11,7 @@ engine (benchmarks/README.md lists the few tests that patch engine internals and
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -18,6 +19,7 @@ import subprocess
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,12 +59,26 @@ def test_the_source_alone_runs_pure(tmp_path: Path) -> None:
     assert done.stdout.split() == ["pure", canasta_reference.__version__]
 
 
+def _build_module_of(package: Path) -> Any:
+    """The copy's own _build module (its paths are the copy's)."""
+    spec = importlib.util.spec_from_file_location("copied_build", package / "_build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_a_build_stamp_that_does_not_match_the_sources_is_refused_at_import(tmp_path: Path) -> None:
     package = _source_copy(tmp_path)
     engine = package / "engine.py"
-    stamp = {str(p.relative_to(tmp_path)): _build.digest(p) for p in sorted(package.glob("*.py")) if p.name not in _build.NEVER_COMPILED}
+    sources = [p for p in sorted(package.glob("*.py")) if p.name not in _build.NEVER_COMPILED]
+    stamp = {str(p.relative_to(tmp_path)): _build.digest(p) for p in sources}
     (package / "_compiled.json").write_text(json.dumps({"sources": stamp}), encoding="utf-8")
-    assert _import(package).returncode == 0  # the stamp matches: accepted
+    copied = _build_module_of(package)
+    assert copied.stale_reason() == "reference_impl/canasta_reference/engine.py has no compiled module (a part of the build was removed)"
+    for p in sources:  # stand-ins for the extension modules (never loaded: the package refuses first)
+        (package / f"{p.stem}{EXTENSION_SUFFIXES[0]}").write_bytes(b"")
+    assert copied.stale_reason() is None  # the stamp matches the sources, every module is there: accepted
 
     engine.write_text(engine.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     done = _import(package)
