@@ -95,9 +95,10 @@ def parse_page(text: str, rule_ids: Container[str]) -> PageFacts:
 
 
 # a comment, a declaration or processing instruction, an end tag, or a start tag (attribute values
-# quoted with " or ' may hold '>')
+# quoted with " or ' may hold '>'; a quote opens a value only right after '=', as for the HTML
+# parser; the loop is possessive, so a tag that never closes costs no backtracking)
 _TOKEN = re.compile(
-    r"<!--.*?(?:-->|\Z)|<[!?][^>]*>|</([a-zA-Z][^\s/>]*)[^>]*>|<([a-zA-Z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
+    r"<!--.*?(?:-->|\Z)|<[!?][^>]*>|</([a-zA-Z][^\s/>]*)[^>]*>|<([a-zA-Z][^\s/>]*)((?:=\s*\"[^\"]*\"|=\s*'[^']*'|[^>])*+)>",
     re.S,
 )
 _ATTRIBUTE = re.compile(r"""((?<=['"\s/])[^\s/>][^\s/=>]*)(\s*=+\s*('[^']*'|"[^"]*"|(?!['"])[^>\s]*))?""")

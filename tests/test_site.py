@@ -400,6 +400,12 @@ def test_the_fast_page_reader_reads_what_the_html_parser_reads():
     assert facts.unlinked_codes == ["pile.frozen.no-wild-in-pair"]
 
 
+def test_the_fast_page_reader_opens_a_quoted_value_only_after_an_equals_sign():
+    text = """<p title=it's>x</p><a href='x.html'>y</a><p class=a"b>'</p><a href="z.html">z</a>"""
+    assert scan_page(text, SPEC.rules) == parse_page(text, SPEC.rules)
+    assert scan_page(text, SPEC.rules).links == ["x.html", "z.html"]
+
+
 def test_the_fast_page_reader_reads_built_pages_as_the_html_parser_does(built: Built):
     sample = [built.site / "index.html", built.site / "variants" / "index.html", *sorted(built.site.glob("scenarios/*/*/index.html"))[:2],
               *sorted(built.site.glob("rules/*/index.html"))[:2]]

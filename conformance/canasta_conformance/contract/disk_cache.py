@@ -16,6 +16,7 @@ import pickle
 import sys
 import tempfile
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 
 from .. import __version__
@@ -36,9 +37,11 @@ def cache_root() -> Path | None:
 @cache
 def context(spec_root: str) -> str:
     """A digest of everything besides a scenario file that decides what it loads to: the spec
-    (every file under its root, schemas included), the harness's whole source, the Python version."""
+    (every file under its root, schemas included), the harness's whole source, the Python version
+    and the versions of the libraries that read and check the files (PyYAML, jsonschema)."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{sys.version}\0{__version__}\0".encode())
+    libraries = "\0".join(metadata.version(name) for name in ("PyYAML", "jsonschema"))
+    digest.update(f"{sys.version}\0{__version__}\0{libraries}\0".encode())
     for root in (Path(spec_root), Path(__file__).resolve().parent.parent):  # the spec and the whole package
         for path in sorted(root.rglob("*")):
             if path.is_file() and path.suffix in (".yaml", ".yml", ".json", ".py"):

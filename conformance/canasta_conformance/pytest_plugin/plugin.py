@@ -452,7 +452,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         # What collection built (the scenarios, the items, the imported modules) lives until the
         # end of the run: moved out of the cyclic garbage collector's sight, it is not walked again
         # by every full collection while the scenarios run (about a sixth of a run's CPU time;
-        # benchmarks/README.md). Garbage made later is collected as usual.
+        # benchmarks/README.md). Garbage made later is collected as usual. The freeze is
+        # process-wide (the user's own objects of this session too), so the session's end undoes it.
         gc.freeze()
 
 
@@ -606,6 +607,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    gc.unfreeze()  # what collection froze (pytest_collection_finish) is the collector's again
     state = config.stash.get(_SESSION_KEY, None)
     if state is not None:
         state.close()  # stop an engine process cleanly
