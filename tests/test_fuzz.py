@@ -81,6 +81,15 @@ def test_the_reference_against_itself_agrees():
     assert fuzzer.stats.steps > 20 and fuzzer.stats.checks > fuzzer.stats.steps
 
 
+def test_an_arranged_start_for_a_hand_holding_nearly_every_rank_plays():
+    """Game 12 of seed 21 arranges melds for the side of a player whose hand holds all but one or
+    two of the natural ranks: the ranks to meld are drawn from those the hand does not hold (the
+    fuzzer crashed here, sampling more ranks than were left)."""
+    fuzzer = Fuzzer(oracle_factory()(), FuzzSettings(seed=21), spec=SPEC)
+    assert fuzzer.run([12]) == []
+    assert fuzzer.stats.steps > 0
+
+
 def test_games_are_reproducible_from_their_seed():
     def first_finding() -> tuple[object, ...]:
         fuzzer = Fuzzer(BY_NAME["wild-ratio-always"].factory()(), FuzzSettings(seed=1), spec=SPEC)

@@ -638,7 +638,8 @@ class Fuzzer:
                 chance = 1.0 if own and theme in ("red three", "stock end") else 0.7
             if rng.random() < chance:
                 held = {c.rank for c in hands[mover]} if side == mover % rules.sides else set()
-                for rank in rng.sample([r for r in ranks if r not in held], rng.randint(1, 3)):
+                free = [r for r in ranks if r not in held]  # (a hand may hold nearly every rank)
+                for rank in rng.sample(free, min(len(free), rng.randint(1, 3))):
                     cards = gather(rank, rng.randint(rules.meld_min_cards, rules.canasta_min_cards - 1))
                     if len(cards) >= rules.meld_min_cards and len(cards) >= rules.meld_min_naturals:
                         seats.append(tuple(cards))
