@@ -51,7 +51,7 @@ for path in (ROOT / "conformance", ROOT / "reference_impl"):
 PACKAGE = "canasta_reference"
 #: modules of the package that hold no rule: the exceptions, the self-play driver, the package's __init__,
 #: the memo tables, the packed counts and the compiled-build check
-NOT_RULES = ("__init__", "errors", "selfplay", "memo", "packed", "_build")  # no rule lives in these
+NOT_RULES = ("__init__", "errors", "selfplay", "memo", "packed", "_build")
 
 
 def _engine_modules() -> tuple[str, ...]:

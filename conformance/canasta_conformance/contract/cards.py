@@ -190,4 +190,4 @@ def excess_cards(counts: Counter[Card], packs: int = 2, jokers: int = 4) -> list
     """Cards that occur more often than the deck holds them: (card, seen, allowed)."""
     allowed = _deck_counts(packs, jokers)
     excess = [(c, n, allowed.get(c, 0)) for c, n in counts.items() if n > allowed.get(c, 0)]
-    return sorted(excess, key=lambda found: sort_key(found[0])) if len(excess) > 1 else excess
+    return sorted(excess, key=lambda found: sort_key(found[0]))
