@@ -74,6 +74,19 @@ def test_legal_action_lists_compare_sequences_with_their_suits():
     assert suit_class(hearts) == suit_class(Meld((run("6H 4H 5H"),)))
 
 
+def test_an_actions_touching_sequence_groups_compare_as_one_group():
+    # protocol: the cards an action lays into one sequence are one move, however an engine splits them
+    whole = suit_class(Meld((run("4H 5H 6H 7H"),)))
+    assert suit_class(Meld((run("4H 5H 6H"), run("7H")))) == whole
+    assert suit_class(Meld((run("7H"), run("4H 5H 6H")))) == whole
+    assert suit_class(Meld((run("4H 5H"), run("5H 6H 7H")))) != whole  # two fives: not the same cards
+    # a gap, or another suit, keeps them apart
+    assert suit_class(Meld((run("4H 5H 6H"), run("8H")))) != suit_class(Meld((run("4H 5H 6H 8H"),)))
+    assert suit_class(Meld((run("4H 5H 6H"), run("7S")))) != suit_class(Meld((run("4H 5H 6H 7H"),)))
+    # three pieces that join only through the middle one
+    assert suit_class(Meld((run("4H"), run("8H 9H"), run("5H 6H 7H")))) == suit_class(Meld((run("4H 5H 6H 7H 8H 9H"),)))
+
+
 # --- the engine -----------------------------------------------------------------------------------
 def _engine(hand: str, melds: list[list[str]], options: dict[str, object] | None = None, **extra: object) -> ReferenceEngine:
     engine = ReferenceEngine(SPEC)

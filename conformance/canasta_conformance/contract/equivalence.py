@@ -3,7 +3,9 @@
 Suits are irrelevant (``eq.suits.irrelevant``) except that red and black threes differ and that a
 sequence group (meld.sequences) keeps its cards' suits, so two
 actions that differ only in the suits of their cards are one move: an engine listing either has
-listed it. The harness compares a scenario's ``legal_actions`` includes and excludes, and the
+listed it. The sequence groups of one action that touch (same suit, ranks overlapping or meeting
+end to end) are one group: laying 4H-5H-6H and 7H in one action is laying 4H-5H-6H-7H, however an
+engine splits it. The harness compares a scenario's ``legal_actions`` includes and excludes, and the
 fuzzer compares whole lists, up to this equivalence (docs/protocol.md).
 """
 
@@ -14,6 +16,20 @@ from typing import Any
 
 from .cards import Card
 from .model import Action, Answer, Discard, Meld, MeldGroup, NextHand, SpecialHand, TakePile
+from .sequences import span
+
+
+def joined_sequences(groups: Sequence[MeldGroup]) -> list[list[Card]]:
+    """The cards of an action's sequence groups, the groups that touch joined: of one suit, with rank
+    spans that overlap or meet end to end (4H-5H-6H and 7H are one run; 4H-5H-6H and 8H are not)."""
+    runs = sorted((list(g.cards) for g in groups if g.sequence and g.cards), key=lambda run: (run[0].suit, span(run)))
+    joined: list[list[Card]] = []
+    for run in runs:
+        if joined and joined[-1][0].suit == run[0].suit and span(run)[0] <= span(joined[-1])[1] + 1:
+            joined[-1].extend(run)
+        else:
+            joined.append(run)
+    return joined
 
 
 def suit_class(action: Action) -> tuple[Any, ...]:
@@ -30,9 +46,9 @@ def suit_class(action: Action) -> tuple[Any, ...]:
 
     def groups(items: Sequence[MeldGroup]) -> tuple[Any, ...]:
         # a sequence group (meld.sequences) keeps its suit: a run of hearts is not one of spades
-        return tuple(sorted(
-            (tuple(sorted(c.token for c in g.cards)), "sequence") if g.sequence else (cards(g.cards), g.rank or "") for g in items
-        ))
+        one_rank = [(cards(g.cards), g.rank or "") for g in items if not g.sequence]
+        runs = [(tuple(sorted(c.token for c in run)), "sequence") for run in joined_sequences(items)]
+        return tuple(sorted(one_rank + runs))
 
     if isinstance(action, TakePile):
         return ("take", cards(action.cards), groups(action.melds))
