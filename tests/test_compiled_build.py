@@ -68,23 +68,59 @@ def _build_module_of(package: Path) -> Any:
     return module
 
 
-def test_a_build_stamp_that_does_not_match_the_sources_is_refused_at_import(tmp_path: Path) -> None:
+def _stamped(tmp_path: Path) -> tuple[Path, Any]:
+    """A source copy with a build stamp that matches it, as the build tool writes one, and
+    stand-ins for the extension modules; returns the package and the copy's _build module."""
     package = _source_copy(tmp_path)
-    engine = package / "engine.py"
-    sources = [p for p in sorted(package.glob("*.py")) if p.name not in _build.NEVER_COMPILED]
-    stamp = {str(p.relative_to(tmp_path)): _build.digest(p) for p in sources}
-    (package / "_compiled.json").write_text(json.dumps({"sources": stamp}), encoding="utf-8")
     copied = _build_module_of(package)
+    sources = copied.engine_sources()
+    assert {p.name for p in sources} == {p.name for p in package.glob("*.py")} - set(_build.NEVER_COMPILED)
+    (package / "_compiled.json").write_text(json.dumps({
+        "sources": {str(p.relative_to(tmp_path)): _build.digest(p) for p in sources},
+        "dependencies": {str(p.relative_to(tmp_path)): _build.digest(p) for p in copied.dependencies(sources)},
+    }), encoding="utf-8")
     assert copied.stale_reason() == "reference_impl/canasta_reference/engine.py has no compiled module (a part of the build was removed)"
     for p in sources:  # stand-ins for the extension modules (never loaded: the package refuses first)
         (package / f"{p.stem}{EXTENSION_SUFFIXES[0]}").write_bytes(b"")
     assert copied.stale_reason() is None  # the stamp matches the sources, every module is there: accepted
+    return package, copied
 
+
+def test_a_build_stamp_that_does_not_match_the_sources_is_refused_at_import(tmp_path: Path) -> None:
+    package, _ = _stamped(tmp_path)
+    engine = package / "engine.py"
     engine.write_text(engine.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     done = _import(package)
     assert done.returncode != 0
     assert "ImportError" in done.stderr and "is stale (reference_impl/canasta_reference/engine.py changed since the build)" in done.stderr
     assert "--clean" in done.stderr
+
+
+def test_the_stamp_covers_the_contract_modules_the_build_was_compiled_against(tmp_path: Path) -> None:
+    """The compiled engine reads the contract's classes (cards, the model, the variant view) as
+    they were when it was compiled: a change in any module it imports, directly or through
+    another, makes the build stale as a change in its own sources does."""
+    package, copied = _stamped(tmp_path)
+    recorded = json.loads((package / "_compiled.json").read_text(encoding="utf-8"))["dependencies"]
+    contract = "conformance/canasta_conformance/contract"
+    assert {f"{contract}/cards.py", f"{contract}/model.py", f"{contract}/variant_rules.py"} <= set(recorded)  # imported by the engine
+    assert f"{contract}/docpath.py" in recorded  # imported by model.py only
+    assert not any("running" in name or "pytest_plugin" in name for name in recorded)  # the harness above the contract is not
+    docpath = tmp_path / contract / "docpath.py"
+    docpath.write_text(docpath.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    assert copied.stale_reason() == f"{contract}/docpath.py changed since the build"
+    done = _import(package)
+    assert done.returncode != 0 and f"is stale ({contract}/docpath.py changed since the build)" in done.stderr
+
+
+def test_a_stamp_without_the_contract_digests_is_refused(tmp_path: Path) -> None:
+    """A build stamp that records no digests of the contract (written before they were recorded)
+    cannot vouch for the build: it is refused, and the message says to rebuild."""
+    package, _ = _stamped(tmp_path)
+    stamp = package / "_compiled.json"
+    stamp.write_text(json.dumps({"sources": json.loads(stamp.read_text(encoding="utf-8"))["sources"]}), encoding="utf-8")
+    done = _import(package)
+    assert done.returncode != 0 and "unreadable build stamp" in done.stderr and "'dependencies'" in done.stderr
 
 
 def test_extension_modules_without_a_stamp_are_refused(tmp_path: Path) -> None:

@@ -9,8 +9,9 @@ setuptools and a C compiler; nothing else changes. Every module of ``canasta_ref
 package root and ``_build.py`` is compiled into an extension module placed next to its source, and
 Python imports an extension module in preference to the ``.py`` of the same name, so the engine
 then runs compiled; the source stays the one definition of the rules. The extension modules and
-the stamp (``_compiled.json``: a digest of each source compiled) are ignored by git. At import the
-package compares the stamp with the sources and refuses a stale build (rebuild, or ``--clean``).
+the stamp (``_compiled.json``: a digest of each source compiled and of each module of the
+conformance contract it imports, directly or not) are ignored by git. At import the package
+compares the stamp with those files and refuses a stale build (rebuild, or ``--clean``).
 The engine declares its version as ``0.1.0+compiled`` when it runs compiled, so ``canasta run``'s
 header line and the protocol's handshake say which build answered.
 
@@ -106,6 +107,7 @@ def build() -> int:
     b.STAMP.write_text(json.dumps({
         "python": platform.python_version(), "mypy": mypy.version.__version__,
         "sources": {str(p.relative_to(ROOT)): b.digest(p) for p in sources},
+        "dependencies": {str(p.relative_to(ROOT)): b.digest(p) for p in b.dependencies(sources)},
     }, indent=2) + "\n", encoding="utf-8")
     print(f"compiled {len(sources)} modules with mypyc in {time.monotonic() - started:.0f} s: the engine now runs compiled "
           f"('python tools/build_accelerated.py --clean' to go back to pure Python)")
@@ -121,8 +123,10 @@ def check() -> int:
     if b.build() == "pure":
         print("no compiled build: the engine runs as Python source")
         return 1
-    compiled = json.loads(b.STAMP.read_text(encoding="utf-8"))["sources"]
-    print(f"compiled build, up to date: {len(compiled)} modules ({', '.join(Path(name).stem for name in compiled)})")
+    stamp = json.loads(b.STAMP.read_text(encoding="utf-8"))
+    compiled = stamp["sources"]
+    print(f"compiled build, up to date: {len(compiled)} modules ({', '.join(Path(name).stem for name in compiled)}), "
+          f"compiled against {len(stamp['dependencies'])} modules of the contract, unchanged")
     return 0
 
 

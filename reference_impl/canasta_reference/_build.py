@@ -2,15 +2,17 @@
 
 ``tools/build_accelerated.py`` compiles the engine's modules with mypyc into extension modules
 placed next to their sources (an extension module is imported in preference to the ``.py`` of the
-same name) and writes a stamp, ``_compiled.json``, with a digest of every source it compiled.
-This module is never compiled and imports only the standard library: the build tool loads it by
-file path, and the package checks at import that a compiled build matches its sources, so stale
-compiled code never runs in place of changed source.
+same name) and writes a stamp, ``_compiled.json``, with a digest of every source it compiled and
+of every module of the conformance contract it was compiled against (the compiled code reads
+their classes as they were then). This module is never compiled and imports only the standard
+library: the build tool loads it by file path, and the package checks at import that a compiled
+build matches its sources and those dependencies, so stale compiled code never runs in place of
+changed source.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import TypeVar
@@ -30,6 +32,9 @@ ROOT = PACKAGE.parent.parent
 STAMP = PACKAGE / "_compiled.json"
 #: the modules that are never compiled: the package root and this module
 NEVER_COMPILED = ("__init__.py", "_build.py")
+#: where the packages the engine imports from other folders of the checkout live (the conformance
+#: contract: cards, model, variant_rules...)
+DEPENDENCY_ROOTS = (ROOT / "conformance",)
 
 
 def digest(path: Path) -> str:
@@ -41,6 +46,53 @@ def digest(path: Path) -> str:
 def engine_sources() -> list[Path]:
     """The engine's modules a build compiles (every module of the package but ``NEVER_COMPILED``)."""
     return sorted(p for p in PACKAGE.glob("*.py") if p.name not in NEVER_COMPILED)
+
+
+def dependencies(sources: Iterable[Path]) -> list[Path]:
+    """The modules of the checkout outside the engine (under ``DEPENDENCY_ROOTS``) that the
+    ``sources`` import, directly or through one another: mypy reads their types when the engine
+    is compiled, and the compiled code relies on them, so a change in any of them makes a build stale."""
+    import ast  # only where a build stamp is written
+
+    found: set[Path] = set()
+    queue = list(sources)
+    while queue:
+        path = queue.pop()
+        package = _module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" else _module_name(path)
+        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from the importing module's package
+                    base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], *([base] if base else [])])
+                names = [base, *(f"{base}.{alias.name}" for alias in node.names)]  # (a name may be a submodule)
+            for name in names:
+                module = _module_file(name)
+                if module is not None and module not in found:
+                    found.add(module)
+                    queue.append(module)
+    return sorted(found)
+
+
+def _module_name(path: Path) -> str:
+    """The dotted name of a module file of the engine or of a dependency root."""
+    for root in (PACKAGE.parent, *DEPENDENCY_ROOTS):
+        if path.is_relative_to(root):
+            parts = path.relative_to(root).with_suffix("").parts
+            return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    raise ValueError(f"{path} is neither in the engine's folder nor under {', '.join(map(str, DEPENDENCY_ROOTS))}")
+
+
+def _module_file(name: str) -> Path | None:
+    """The file of the module ``name`` under ``DEPENDENCY_ROOTS`` (None: elsewhere, or no module)."""
+    for root in DEPENDENCY_ROOTS:
+        base = root.joinpath(*name.split("."))
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if name and candidate.is_file():
+                return candidate
+    return None
 
 
 def compiled_modules() -> list[Path]:
@@ -61,13 +113,15 @@ def stale_reason() -> str | None:
     import json
 
     try:
-        recorded: dict[str, str] = json.loads(STAMP.read_text(encoding="utf-8"))["sources"]
+        stamp = json.loads(STAMP.read_text(encoding="utf-8"))
+        recorded: dict[str, str] = stamp["sources"]
+        compiled_against: dict[str, str] = stamp["dependencies"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         return f"unreadable build stamp {STAMP}: {error}"
     current = {str(p.relative_to(ROOT)): p for p in engine_sources()}
     for name in sorted(set(current) - set(recorded)):
         return f"{name} is new since the build"
-    for name, sha in sorted(recorded.items()):
+    for name, sha in sorted({**recorded, **compiled_against}.items()):
         path = ROOT / name
         if not path.exists():
             return f"{name} was removed since the build"
