@@ -51,7 +51,7 @@ from .scoring import score_hand
 from .sequences import check_take_lays_no_sequence
 from .setup import deal_hand, expose_red_threes
 from .special_hands import check_special_hand
-from .state import HandState
+from .state import RED_THREES, HandState
 from .three_player import form_lone_hand
 
 Commit = Callable[[], None]
@@ -131,8 +131,8 @@ class ReferenceEngine:
 
     def apply(self, action: Action) -> Outcome:
         outcome, commit = self._plan(action)
-        if commit is not None:
-            state = self._state
+        state = self.state
+        if commit is not None and state is not None:  # (a commit is planned only on a state)
             commit()
             state.forget()  # (the commit may have dealt a new hand: the state it changed forgets)
         return outcome
@@ -151,8 +151,11 @@ class ReferenceEngine:
         name = _HANDLERS.get(type(action))
         if name is None:
             return Outcome.malformed(f"{action!r} is not an action"), None
+        state = self.state
+        if state is None:
+            raise RuntimeError(_NO_POSITION)
         try:
-            commit = getattr(self, name)(self._state, action)
+            commit = getattr(self, name)(state, action)
         except Illegal as illegal:
             return Outcome.reject(illegal.rule, illegal.message), None
         except Malformed as malformed:
@@ -164,7 +167,7 @@ class ReferenceEngine:
     @property
     def _state(self) -> HandState:
         if self.state is None:
-            raise RuntimeError("no position loaded: call load() or deal() first")
+            raise RuntimeError(_NO_POSITION)
         return self.state
 
     # --- turn-level checks (each names its rule) --------------------------------------------------
@@ -201,17 +204,18 @@ class ReferenceEngine:
 
         def commit() -> None:
             need = state.rules.draw_count
-            while need and state.stock:
-                card = state.stock.pop()
-                if card.is_red_three:  # red3.drawn.expose, red3.chain: expose and replace
+            stock, hand = state.stock, state.hand
+            while need and stock:
+                card = stock.pop()
+                if card in RED_THREES:  # red3.drawn.expose, red3.chain: expose and replace
                     state.red_threes[state.red_three_index(state.turn)].append(card)
-                    if not state.stock and state.rules.red_three_last_stock_card == "ends_hand":
+                    if not stock and state.rules.red_three_last_stock_card == "ends_hand":
                         self._end_hand(state, HandEnd("stock_exhausted", state.turn))  # stock.last-card.red-three
                         return
-                    if not state.stock:  # may_meld (Britannica): meld, no discard, then the hand ends
+                    if not stock:  # may_meld (Britannica): meld, no discard, then the hand ends
                         state.last_card_red_three = True
                     continue
-                state.hand[card] += 1
+                hand[card] = hand.get(card, 0) + 1
                 need -= 1
             state.phase = "play"
 
@@ -223,12 +227,14 @@ class ReferenceEngine:
         rules = state.rules
         if not state.pile:
             raise Illegal("pile.empty", "the discard pile is empty")
-        taken = check_in_hand(state.hand, [*action.cards, *(c for g in action.melds for c in g.cards)])
+        cards = [*action.cards, *(c for g in action.melds for c in g.cards)] if action.melds else action.cards
+        taken = check_in_hand(state.hand, cards)
         top = state.pile[-1]
         check_top_not_blocked(top, rules)
         check_one_card_rule(state)
-        side_melds = state.melds[state.side]
-        unmelded = not state.has_melded(state.side)
+        side = state.side
+        side_melds = state.melds[side]
+        unmelded = not state.has_melded(side)
         if unmelded and rules.initial_meld_from_hand_only:
             raise Illegal("modern.pile.after-initial-meld", "the side has not melded from its hand yet: the pile cannot be taken")
         if action.melds and not unmelded:
@@ -237,7 +243,7 @@ class ReferenceEngine:
         check_take_cards(state, top, action.cards)
         plan = plan_melds(
             [*([MeldGroup(action.cards, top.rank)] if action.cards else []), *action.melds],
-            rules, side_melds, self._opponent_ranks(state), extra=[(top.rank, top)],
+            rules, side_melds, _other_sides(state, side), extra=[(top.rank, top)],
             initial=unmelded, closed_ranks=self._closed_ranks(state),
         )
         if unmelded:
@@ -246,16 +252,17 @@ class ReferenceEngine:
             if counted < minimum:
                 raise Illegal("pile.frozen.unmelded-needs-count", f"the initial meld counts {counted}, the side needs {minimum}")
         rest = state.pile[:-1]
-        cards_left = state.hand_size() - taken.total() + sum(1 for c in rest if not c.is_red_three)
+        cards_left = state.hand_size() - len(cards) + len(rest) - sum(map(RED_THREES.__contains__, rest))
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
 
         def commit() -> None:
-            remove_from_hand(state.hand, taken)
+            hand = state.hand
+            remove_from_hand(hand, taken)
             for card in rest:
-                if card.is_red_three:  # red3.from-pile: face up, no replacement
+                if card in RED_THREES:  # red3.from-pile: face up, no replacement
                     state.red_threes[state.red_three_index(state.turn)].append(card)
                 else:
-                    state.hand[card] += 1
+                    hand[card] = hand.get(card, 0) + 1
             state.pile = []
             state.covered_black_three = False
             state.took_pile = True
@@ -270,23 +277,27 @@ class ReferenceEngine:
     # --- melding ------------------------------------------------------------------------------------
     def _meld(self, state: HandState, action: Meld) -> Commit:
         self._start_of_action(state, "play", "melding")
-        if not action.melds:
+        groups = action.melds
+        if not groups:
             raise Malformed("a meld action lays at least one group")
-        taken = check_in_hand(state.hand, [c for g in action.melds for c in g.cards])
+        cards = groups[0].cards if len(groups) == 1 else [c for g in groups for c in g.cards]
+        taken = check_in_hand(state.hand, cards)
         try:
-            return self._meld_checked(state, action, taken)
+            return self._meld_checked(state, action, taken, len(cards))
         except Illegal as offence:
             return penalise_or_raise(state, offence)  # penalty.illegal-meld and the like
 
-    def _meld_checked(self, state: HandState, action: Meld, taken: Counter[Card]) -> Commit:
+    def _meld_checked(self, state: HandState, action: Meld, taken: dict[Card, int], laid: int) -> Commit:
+        """``taken``: the cards from the hand by card, ``laid`` of them."""
         rules = state.rules
-        unmelded = not state.has_melded(state.side)
+        side = state.side
+        unmelded = not state.has_melded(side)
         plan = plan_melds(
-            action.melds, rules, state.melds[state.side], self._opponent_ranks(state),
+            action.melds, rules, state.melds[side], _other_sides(state, side),
             initial=unmelded, closed_ranks=self._closed_ranks(state),
         )
-        cards_left = state.hand_size() - taken.total()
-        if not state.has_melded(state.side):
+        cards_left = state.hand_size() - laid
+        if unmelded:
             self._check_initial_meld(state, plan, cards_left)
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
 
@@ -380,7 +391,7 @@ class ReferenceEngine:
         if state.has_melded(state.side):
             raise Illegal("modern.special-hand.before-meld", "a special hand is laid only while the side has not melded")
         taken = check_in_hand(state.hand, [action.discard])
-        rest = state.hand - taken
+        rest = state.hand - Counter(taken)
         check_special_hand(action.kind, list(rest.elements()), rules)
 
         def commit() -> None:
@@ -536,9 +547,6 @@ class ReferenceEngine:
         melds = {**state.melds[state.side], **plan.result}
         return sum(1 for cards in melds.values() if len(cards) >= state.rules.canasta_min_cards)
 
-    def _opponent_ranks(self, state: HandState) -> set[str]:
-        return {rank for side, melds in enumerate(state.melds) if side != state.side for rank in melds}
-
     @staticmethod
     def _closed_ranks(state: HandState) -> frozenset[str]:
         """Ranks in which some side has completed a canasta (modern.meld.closed-rank)."""
@@ -557,10 +565,10 @@ class ReferenceEngine:
                 state.new_ranks.add(after)
             state.melded_ranks.discard(before)
             state.new_ranks.discard(before)
-        for rank, cards in plan.result.items():
-            side[rank] = cards
-        state.melded_ranks |= set(plan.result)
-        state.new_ranks |= plan.new_ranks
+        side.update(plan.result)
+        state.melded_ranks.update(plan.result)
+        if plan.new_ranks:
+            state.new_ranks.update(plan.new_ranks)
 
     def _go_out(self, state: HandState) -> None:
         """out.definition: the hand ends when the player's hand is empty (setup.three-player.out-first:
@@ -611,6 +619,13 @@ _HANDLERS: dict[type, str] = {
     Decline: "_decline", NextHand: "_next_hand", SpecialHand: "_special_hand", EndTurn: "_end_turn_now",
 }
 _ACCEPTED = Outcome.accept()
+_NO_POSITION = "no position loaded: call load() or deal() first"
+
+
+def _other_sides(state: HandState, side: int) -> list[dict[str, list[Card]]]:
+    """The melds of every side but ``side`` (meld.no-opponent)."""
+    melds = state.melds
+    return melds[:side] + melds[side + 1:]
 
 
 def _refuse_impossible(what: str, problems: list[str]) -> None:

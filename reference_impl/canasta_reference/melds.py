@@ -36,9 +36,12 @@ def _cards(cards: Iterable[Card]) -> str:
     return " ".join(c.token for c in cards)
 
 
-def group_rank(group: MeldGroup, rules: VariantRules, side_melds: Mapping[str, list[Card]] | set[str], opponent_ranks: set[str]) -> str:
+def group_rank(
+    group: MeldGroup, rules: VariantRules, side_melds: Mapping[str, list[Card]] | set[str], others: Sequence[Mapping[str, list[Card]]]
+) -> str:
     """meld.same-rank, meld.no-wild-only: the rank a group is laid on. A group without a natural
-    card names a meld of the side: one on the table, or one started in the same action."""
+    card names a meld of the side: one on the table, or one started in the same action (``others``:
+    the other sides' melds, for meld.no-opponent)."""
     naturals: set[str] = set(map(_RANK_OF, group.cards)) - rules.cards_wild_ranks
     if len(naturals) > 1:
         raise Illegal("meld.same-rank", f"[{_cards(group.cards)}] mixes ranks {', '.join(sorted(naturals))}")
@@ -50,7 +53,7 @@ def group_rank(group: MeldGroup, rules: VariantRules, side_melds: Mapping[str, l
     if rules.meld_wild_only_melds and group.rank in (None, WILD_MELD):
         return WILD_MELD  # modern.wild-meld.allowed: the side's wild-card meld, new or added to
     if group.rank is None or group.rank not in side_melds:
-        if group.rank is not None and group.rank in opponent_ranks:
+        if group.rank is not None and any(group.rank in melds for melds in others):
             raise Illegal("meld.no-opponent", f"wild cards cannot be added to the opponents' meld of {group.rank}")
         raise Illegal("meld.no-wild-only", f"[{_cards(group.cards)}] has no natural card and there is no meld of the side to add it to")
     return group.rank
@@ -83,7 +86,7 @@ def plan_melds(
     groups: Sequence[MeldGroup],
     rules: VariantRules,
     side_melds: Mapping[str, list[Card]],
-    opponent_ranks: set[str],
+    others: Sequence[Mapping[str, list[Card]]],
     extra: Sequence[tuple[str, Card]] = (),
     *,
     initial: bool = False,
@@ -91,25 +94,30 @@ def plan_melds(
 ) -> MeldPlan:
     """Validate groups laid at once; groups of one rank merge into one meld (meld.one-per-rank).
 
-    ``extra`` are cards joining a rank's meld from elsewhere (the pile's top card); ``initial``
-    says the action makes the side's initial meld; ``closed_ranks`` are the ranks in which some
-    side has completed a canasta (for modern.meld.closed-rank)."""
-    runs = [g for g in groups if g.sequence]
-    if runs:  # meld.sequences: sequence groups are planned apart from the melds of one rank
-        groups = [g for g in groups if not g.sequence]
+    ``others`` are the other sides' melds; ``extra`` are cards joining a rank's meld from elsewhere
+    (the pile's top card); ``initial`` says the action makes the side's initial meld;
+    ``closed_ranks`` are the ranks in which some side has completed a canasta (for
+    modern.meld.closed-rank)."""
+    runs: list[MeldGroup] = []
+    of_a_rank: list[MeldGroup] = []
+    for group in groups:  # meld.sequences: sequence groups are planned apart from the melds of one rank
+        (runs if group.sequence else of_a_rank).append(group)
     by_rank: dict[str, list[Card]] = {}
     for rank, card in extra:
         by_rank.setdefault(rank, []).append(card)
-    if not all(map(_CARDS_OF, groups)):
+    if not all(map(_CARDS_OF, of_a_rank)):
         raise Malformed("a meld group holds no card")
     wild = rules.cards_wild_ranks
-    wild_only = [g for g in groups if wild.issuperset(map(_RANK_OF, g.cards))]
-    for group in groups:
-        if not any(group is g for g in wild_only):
-            by_rank.setdefault(group_rank(group, rules, side_melds, opponent_ranks), []).extend(group.cards)
-    known = {*side_melds, *by_rank}
-    for group in wild_only:
-        by_rank.setdefault(group_rank(group, rules, known, opponent_ranks), []).extend(group.cards)
+    wild_only: list[MeldGroup] = []
+    for group in of_a_rank:
+        if wild.issuperset(map(_RANK_OF, group.cards)):
+            wild_only.append(group)  # named after the natural groups: it may join one laid now
+        else:
+            by_rank.setdefault(group_rank(group, rules, side_melds, others), []).extend(group.cards)
+    if wild_only:
+        known = {*side_melds, *by_rank}
+        for group in wild_only:
+            by_rank.setdefault(group_rank(group, rules, known, others), []).extend(group.cards)
     result: dict[str, list[Card]] = {}
     new_ranks = set()
     for rank, cards in by_rank.items():
@@ -197,12 +205,14 @@ def check_wild_meld_takes_wilds(
             raise Illegal("modern.wild-meld.blocks-wilds", "the side's wild-card meld is open: every wild card goes to it")
 
 
-def check_in_hand(hand: Counter[Card], cards: Iterable[Card]) -> Counter[Card]:
-    """The cards as a multiset; Malformed if the hand does not hold them all."""
-    wanted = Counter(cards)
+def check_in_hand(hand: Mapping[Card, int], cards: Iterable[Card]) -> dict[Card, int]:
+    """The cards as a multiset (card -> how many); Malformed if the hand does not hold them all."""
+    wanted: dict[Card, int] = {}
+    for card in cards:
+        wanted[card] = wanted.get(card, 0) + 1
     for card, n in wanted.items():
-        if hand[card] < n:
-            missing = [c for c, k in wanted.items() for _ in range(k - hand[c])]
+        if hand.get(card, 0) < n:
+            missing = [c for c, k in wanted.items() for _ in range(k - hand.get(c, 0))]
             raise Malformed(f"the hand does not hold {_cards(sorted(missing, key=lambda c: c.token))}")
     return wanted
 
@@ -221,7 +231,7 @@ def remove_card(hand: Counter[Card], card: Card) -> None:
         hand.pop(card)  # (dict.pop: Counter.__delitem__ is Python code)
 
 
-def remove_from_hand(hand: Counter[Card], wanted: Counter[Card]) -> None:
+def remove_from_hand(hand: Counter[Card], wanted: Mapping[Card, int]) -> None:
     for card, n in wanted.items():
         left = hand[card] - n
         if left:

@@ -6,12 +6,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.cards import Card, full_deck
 from canasta_conformance.contract.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, meld_rank
 from canasta_conformance.contract.sequences import looks_like_sequence, sequence_key
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import memo
+
+#: the red threes (Card.is_red_three), for a set look-up where every card drawn or taken is asked
+RED_THREES: frozenset[Card] = frozenset(c for c in full_deck(1, 0) if c.is_red_three)
 
 
 @dataclass(slots=True)
@@ -99,6 +102,9 @@ class HandState:
 
     @property
     def side(self) -> int:
+        """The meld area of the player to move (side_of the turn)."""
+        if self.lone_hand is None:  # (side_of, without a call, before the three-player lone hand forms)
+            return self.turn % self.rules.sides
         return self.side_of(self.turn)
 
     @property
