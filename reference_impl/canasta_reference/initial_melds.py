@@ -5,7 +5,7 @@ and cannot begin with a listed step, and Modern American's initial meld, generat
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from math import inf
 from operator import mul, sub
 
@@ -72,19 +72,24 @@ def _stuck_cards(f: Facts, skip: str | None) -> list[str | int]:
     return stuck
 
 
-def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterator[tuple[Part, ...]]:
+def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterable[tuple[Part, ...]]:
     """The legal melds of several ranks (or takes with the top card's part ``top``, ``rest`` more
     cards of the pile coming to the hand) that leave the player at most one card and that cannot
     be split into a listed first step and a later rest (see :func:`_can_begin`): every card of the
     hand but at most one is laid, the wild cards spread over the melds in every allowed way."""
-    rules = f.rules
     if f.state.question == "no":
-        return  # out.ask.binding: no going out, so no action may leave one card or none
-    threes_wait = rules.black_three_meld_only_going_out
+        return ()  # out.ask.binding: no going out, so no action may leave one card or none
+    threes_wait = f.rules.black_three_meld_only_going_out
     if f.melded and top is None and f.hand_size - 1 > 2 and (
         not threes_wait or len(f.naturals.get("3", ())) != 1 or sum(1 for rank in f.naturals if rank != "3") > 1
     ):
-        return  # more than two cards laid: some group can go first (the "splittable" test below)
+        return ()  # more than two cards laid: some group can go first (the "splittable" test below)
+    return _all_but_one(f, top, rest, threes_wait)
+
+
+def _all_but_one(f: Facts, top: Part | None, rest: int, threes_wait: bool) -> Iterator[tuple[Part, ...]]:
+    """all_but_one past its quick answers."""
+    rules = f.rules
     stuck = _stuck_cards(f, top.rank if top else None)
     if len(stuck) + rest > 1 or -1 in stuck:
         return

@@ -184,15 +184,16 @@ def hand_may_take(state: HandState) -> bool:
     cards of the hand are counted only as far as the answer needs them."""
     rules = state.rules
     rank = state.pile[-1].rank
-    side = state.side
-    frozen = is_frozen_for(state, side)
-    side_melds = state.melds[side]
-    if take_cards_allowed(rules, side_melds, rank, 0, 0, frozen):
-        return True  # nothing from the hand (the top card joins a meld of the side)
-    get = state.hand.get
+    side_melds = state.melds[state.side]
+    get = state.hands[state.turn].get
     naturals = 0
     for c in CARDS_OF_RANK[rank]:
         naturals += get(c, 0)
+    if not naturals and rank not in side_melds:
+        return False  # every way needs a natural of the rank from the hand or a meld of the rank
+    frozen = is_frozen_for(state, state.side)
+    if take_cards_allowed(rules, side_melds, rank, 0, 0, frozen):
+        return True  # nothing from the hand (the top card joins a meld of the side)
     if not naturals:
         return False  # with no natural of the rank, every way needs what (0, 0) needed
     if take_cards_allowed(rules, side_melds, rank, min(naturals, 2), 0, frozen):

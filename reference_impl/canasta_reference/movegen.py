@@ -95,7 +95,7 @@ from .move_rules import (
     take_cards_allowed,
 )
 from .pile import is_frozen_for
-from .position_facts import CANONICAL, SORT_KEY, Facts, Part, WildVector
+from .position_facts import SORT_KEY, Facts, Part, WildVector
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
@@ -108,7 +108,6 @@ DECLINE = Decline()
 END_TURN = EndTurn()
 ANSWERS: tuple[Answer, Answer] = (Answer(True), Answer(False))
 _DISCARDS: dict[Card, Discard] = {c: Discard(c) for c in SORT_KEY}  # actions are immutable values: share them
-_DISCARD_AT: list[Discard] = [_DISCARDS[c] for c in CANONICAL]  # by the card's place in canonical order
 
 _ONE_GROUP: dict[tuple[tuple[Card, ...], str | None], Meld] = memo.table()
 
@@ -155,7 +154,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
             if f.red_threes or (f.rules.discard_empty_pile_no_aces_sevens and not state.pile):
                 out += [_DISCARDS[c] for c in f.distinct if discard_allowed(f, c)]
             else:  # discard_allowed holds for every card: no red three, no empty-pile restriction
-                out += [_DISCARD_AT[place] for place, _, _ in f.counted]
+                out += map(_DISCARDS.__getitem__, f.distinct)
         out += meld_actions(f)
         out += special_hands(f)
         if state.rules.meld_sequences:
@@ -163,43 +162,44 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
     return out
 
 
-def meld_actions(f: Facts) -> Iterator[Meld]:
+def meld_actions(f: Facts) -> list[Meld]:
     if f.initial_apart:
-        yield from modern_initial_melds(f)
-        return
-    yield from one_rank_melds(f)
-    yield from wild_meld_melds(f)
+        return list(modern_initial_melds(f))
+    out = one_rank_melds(f)
+    if f.wild_avail and f.rules.meld_wild_only_melds:
+        out += wild_meld_melds(f)
     if not f.melded:
-        yield from (Meld(f.groups(parts)) for parts in initial_meld_sets(f, ()))
-    yield from (Meld(f.groups(parts)) for parts in all_but_one(f, None) if len(parts) > 1)
+        out += (Meld(f.groups(parts)) for parts in initial_meld_sets(f, ()))
+    out += (Meld(f.groups(parts)) for parts in all_but_one(f, None) if len(parts) > 1)
+    return out
 
 
-def special_hands(f: Facts) -> Iterator[SpecialHand]:
+def special_hands(f: Facts) -> list[SpecialHand]:
     """modern.special-hand.*: each special hand the hand makes without one of its cards, that card
     being the discard, while the side has not melded."""
     kinds = f.rules.special_hands
     if not kinds or f.melded or f.hand_size != special_hand_size(f.rules) + 1:
-        return
+        return []
     state = f.state
     ranks: dict[str, int] = {}
     for c, n in state.hand.items():
         if n:
             ranks[c.rank] = ranks.get(c.rank, 0) + n
     possible = [kind for kind in kinds if may_make_special_hand(kind, ranks, f.rules)]
+    out: list[SpecialHand] = []
     if not possible:
-        return
+        return out
     for c in sorted(state.hand, key=SORT_KEY.__getitem__):
         if not state.hand[c]:
             continue
         rest = state.hand.copy()
         rest[c] -= 1
         cards = list(rest.elements())
-        for kind in possible:
-            if is_special_hand(kind, cards, f.rules):
-                yield SpecialHand(kind, c)
+        out += (SpecialHand(kind, c) for kind in possible if is_special_hand(kind, cards, f.rules))
+    return out
 
 
-def one_rank_melds(f: Facts) -> Iterator[Meld]:
+def one_rank_melds(f: Facts) -> list[Meld]:
     """Every legal meld of one rank: any number of its naturals with any wild cards by kind (or
     wild cards alone on a meld of the side). The rules depend on how many cards of each sort are
     laid, so each (naturals, wild cards) count is checked once, then spelled out by wild kind.
@@ -211,21 +211,23 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
     by_count = f.wilds_by_count(f.rules.meld_max_wilds)
     wild_counts = [n for n in range(len(by_count)) if by_count[n]]  # how many wild cards one group can hold
     melds = f.melds
+    naturals = f.naturals
     # (a rank without a meld of the side needs meld_min_naturals naturals; a meld of the side with
     # no natural in hand takes wild cards alone, so only when the hand holds some)
     min_naturals = f.rules.meld_min_naturals
-    ranks = [rank for rank, cards in f.naturals.items() if len(cards) >= min_naturals or rank in melds]
+    ranks = [rank for rank, cards in naturals.items() if len(cards) >= min_naturals or rank in melds]
     if f.wild_key:
-        ranks += [rank for rank in melds if rank not in f.naturals and rank != WILD_MELD]
+        ranks += [rank for rank in melds if rank not in naturals and rank != WILD_MELD]
+    out: list[Meld] = []
     if f.melded:
         table = _rank_table(f)
         roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
         wild_key = bool(f.wild_key)
         closed = f.closed
         for rank in ranks:
-            cards = f.naturals.get(rank, ())
+            cards = naturals.get(rank, ())
             if len(cards) >= roomy:
-                yield from _rank_melds(f, rank, cards, by_count, wild_counts)
+                out += _rank_melds(f, rank, cards, by_count, wild_counts)
                 continue
             existing = melds.get(rank)
             key = (rank, tuple(cards), -1 if existing is None else len(existing),
@@ -233,10 +235,11 @@ def one_rank_melds(f: Facts) -> Iterator[Meld]:
             listed = table.get(key)
             if listed is None:
                 listed = bounded(table)[key] = tuple(_rank_melds(f, rank, cards, by_count, wild_counts))
-            yield from listed
-        return
+            out += listed
+        return out
     for rank in ranks:
-        yield from _rank_melds(f, rank, f.naturals.get(rank, ()), by_count, wild_counts)
+        out += _rank_melds(f, rank, naturals.get(rank, ()), by_count, wild_counts)
+    return out
 
 
 _RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, dict[object, tuple[Meld, ...]]]] = memo.table()

@@ -126,17 +126,19 @@ class Facts:
         self.minimum = 0 if self.melded else state.initial_minimum()
         hand = state.hands[state.turn]
         #: the hand's distinct cards in canonical order (sorted once; ranks come out grouped)
-        counted = sorted([(_ORDINAL[c], c, n) for c, n in hand.items() if n])
-        #: (the card's place in canonical order, the card, how many) for each distinct card
-        self.counted: list[tuple[int, Card, int]] = counted
-        self.distinct: list[Card] = [c for _, c, _ in counted]
-        self.naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
+        distinct = sorted(hand, key=_ORDINAL.__getitem__)
+        if 0 in hand.values():
+            distinct = [c for c in distinct if hand[c]]
+        self.distinct: list[Card] = distinct
+        naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
+        self.naturals = naturals
         wild_cards: dict[str, list[Card]] = {}
         wild_ranks = rules.cards_wild_ranks
         red_threes = size = 0
         last = ""  # the rank of the group being filled (cards of a rank come together)
         same: list[Card] = []
-        for _, c, n in counted:
+        for c in distinct:
+            n = hand[c]
             size += n
             rank = c.rank
             if rank == last:
@@ -145,11 +147,11 @@ class Facts:
                 if c.suit in RED_SUITS:
                     red_threes += n
                 else:
-                    self.naturals.setdefault(rank, []).extend([c] * n)
+                    naturals.setdefault(rank, []).extend([c] * n)
             else:
                 last = rank
                 same = [c] * n
-                (wild_cards if rank in wild_ranks else self.naturals)[rank] = same
+                (wild_cards if rank in wild_ranks else naturals)[rank] = same
         self.red_threes = red_threes
         self.hand_size = size
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
