@@ -55,7 +55,7 @@ them; those irregularities are not legal actions and are not listed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -142,7 +142,7 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
     if state.phase == "draw":
         if state.stock:
             out.append(DRAW)
-        takes = list(take_actions(Facts(state))) if pile_can_be_taken(state) and hand_may_take(state) else []
+        takes = list(_takes(Facts(state))) if pile_can_be_taken(state) and hand_may_take(state) else []
         if not state.stock and may_decline(engine, state, bool(takes)):
             out.append(DECLINE)
         out += takes
@@ -220,7 +220,7 @@ def one_rank_melds(f: Facts) -> list[Meld]:
         ranks += [rank for rank in melds if rank not in naturals and rank != WILD_MELD]
     out: list[Meld] = []
     if f.melded:
-        table = _rank_table(f)
+        table, shapes, _ = _rank_table(f)
         roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
         wild_key = bool(f.wild_key)
         closed = f.closed
@@ -233,8 +233,12 @@ def one_rank_melds(f: Facts) -> list[Meld]:
             key = (rank, tuple(cards), -1 if existing is None else len(existing),
                    wild_key and existing is not None and _wilds_in(f, existing), rank in closed)
             listed = table.get(key)
-            if listed is None:
-                listed = bounded(table)[key] = tuple(_rank_melds(f, rank, cards, by_count, wild_counts))
+            if listed is None:  # the same counts with other suits may have come: their groups, spelled with these cards
+                shape = (rank, len(cards), *key[2:])
+                groups = shapes.get(shape)
+                if groups is None:
+                    groups = bounded(shapes)[shape] = tuple(_rank_groups(f, rank, cards, by_count, wild_counts))
+                listed = bounded(table)[key] = tuple(_spelled(f, cards, group) for group in groups)
             out += listed
         return out
     for rank in ranks:
@@ -242,17 +246,22 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     return out
 
 
-_RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, dict[object, tuple[Meld, ...]]]] = memo.table()
+#: a rank's one-rank melds by (rank, its naturals in hand, its meld: size, wild cards, closed); the
+#: groups they lay by the same with the naturals counted (RankGroup: naturals, wild cards, tag); and
+#: the takes of the pile by (the top card's rank, the same, the pile frozen against the side)
+RankGroup = tuple[int, tuple[Card, ...], str | None]
+RankTables = tuple[dict[object, tuple[Meld, ...]], dict[object, tuple[RankGroup, ...]], dict[object, tuple[TakePile, ...]]]
+_RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, RankTables]] = memo.table()
 
 
-def _rank_table(f: Facts) -> dict[object, tuple[Meld, ...]]:
-    """The table of one-rank melds for the variant, the hand's wild cards and the state of the
-    side's wild-card meld (built as positions come; dropped whole when it grows large: the caller
-    adds to it through bounded)."""
+def _rank_table(f: Facts) -> RankTables:
+    """The tables of one-rank melds for the variant, the hand's wild cards and the state of the
+    side's wild-card meld (built as positions come; dropped whole when they grow large: the caller
+    adds to them through bounded)."""
     key = (id(f.rules), f.wild_key, f.wild_meld_open)
     entry = _RANK_TABLES.get(key)
     if entry is None or entry[0] is not f.rules:
-        entry = bounded(_RANK_TABLES)[key] = (f.rules, {})
+        entry = bounded(_RANK_TABLES)[key] = (f.rules, ({}, {}, {}))
     return entry[1]
 
 
@@ -268,6 +277,21 @@ _RANK_OF = attrgetter("rank")
 def _rank_melds(f: Facts, rank: str, cards: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],
                 wild_counts: list[int]) -> Iterator[Meld]:
     """The legal melds of one rank (see one_rank_melds)."""
+    for group in _rank_groups(f, rank, cards, by_count, wild_counts):
+        yield _spelled(f, cards, group)
+
+
+def _spelled(f: Facts, cards: Sequence[Card], group: RankGroup) -> Meld:
+    """The meld laying the group: its wild cards and the first of the rank's naturals ``cards``."""
+    k, wilds, tag = group
+    laid = wilds + tuple(cards[:k])
+    return _one_group_meld(laid if f.wilds_first else _in_order(f, laid), tag)
+
+
+def _rank_groups(f: Facts, rank: str, cards: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],
+                 wild_counts: list[int]) -> Iterator[RankGroup]:
+    """The groups of the legal melds of one rank, as (how many of its naturals, the wild cards, the
+    tag): the rules read only how many cards of each sort a group lays, never their suits."""
     rules = f.rules
     melds = f.melds
     hand_size = f.hand_size
@@ -281,7 +305,6 @@ def _rank_melds(f: Facts, rank: str, cards: Sequence[Card], by_count: list[list[
             return  # initial.table: this rank cannot reach the minimum, nor go out concealed
     counts = wild_counts[:1] if rank == "3" else wild_counts
     for k in range(0 if rank in melds else rules.meld_min_naturals, len(cards) + 1):
-        naturals = tuple(cards[:k])
         tag = rank if k == 0 else None
         for n in counts:
             if not group_is_legal(f, rank, k, n, initial):
@@ -295,7 +318,7 @@ def _rank_melds(f: Facts, rank: str, cards: Sequence[Card], by_count: list[list[
                     f, left, canastas + canasta, canasta
                 ):
                     continue  # (a side that has melded has no minimum to reach)
-                yield _one_group_meld(wilds + naturals if f.wilds_first else _in_order(f, wilds + naturals), tag)
+                yield k, wilds, tag
 
 
 def wild_meld_melds(f: Facts) -> Iterator[Meld]:
@@ -316,29 +339,70 @@ def wild_meld_melds(f: Facts) -> Iterator[Meld]:
 
 def take_actions(f: Facts) -> Iterator[TakePile]:
     """Every take of the pile (up to the equivalence in this module's docstring)."""
-    if not pile_can_be_taken(f.state):
-        return
+    if pile_can_be_taken(f.state):
+        yield from _takes(f)
+
+
+_RED_THREES = [c for c in SORT_KEY if c.is_red_three]
+
+
+def _takes(f: Facts) -> Iterable[TakePile]:
+    """take_actions once the pile can be taken (pile_can_be_taken holds).
+
+    For a side that has melded, the takes depend only on the top card's rank, its naturals in hand,
+    the side's meld of it (size, wild cards, closed), whether the pile is frozen against the side,
+    the hand's wild cards and whether the wild-card meld is open, as long as every take leaves the
+    player two cards or more: those lists are kept in a table, as the one-rank melds are."""
     state = f.state
     rules = f.rules
-    top = state.pile[-1]
+    pile = state.pile
+    top = pile[-1]
     f.top_value = rules.value(top)
     frozen = is_frozen_for(state, f.side)
-    rest = len(state.pile) - 1 - sum(1 for c in state.pile[:-1] if c.rank == "3" and c.is_red_three)
+    rest = len(pile) - 1 - sum(map(pile.count, _RED_THREES))  # (the top card is no red three)
     rank = top.rank
-    top_counted = f.top_value if rules.initial_meld_pile_top_counts else 0
     by_count = f.wilds_by_count(rules.meld_max_wilds)
     naturals = f.naturals.get(rank, ())
+    if not f.melded:
+        return _initial_takes(f, rank, naturals, by_count, frozen, rest)
+    if f.hand_size - len(naturals) - (len(by_count) - 1) + rest < 2:
+        return list(_melded_takes(f, rank, naturals, by_count, frozen, rest))
+    existing = f.melds.get(rank)
+    key = (rank, tuple(naturals), -1 if existing is None else len(existing),
+           bool(f.wild_key) and existing is not None and _wilds_in(f, existing), rank in f.closed, frozen)
+    table = _rank_table(f)[2]
+    listed = table.get(key)
+    if listed is None:
+        listed = bounded(table)[key] = tuple(_melded_takes(f, rank, naturals, by_count, frozen, rest))
+    return listed
+
+
+def _melded_takes(f: Facts, rank: str, naturals: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],
+                  frozen: bool, rest: int) -> Iterator[TakePile]:
+    """The takes of a side that has melded (the top card's group only: pile.take.initial-meld-groups)."""
+    rules = f.rules
     for k in range(len(naturals) + 1):
         for n in range(len(by_count)):
-            if not by_count[n] or not take_cards_allowed(rules, f.melds, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n, not f.melded):
+            if not by_count[n] or not take_cards_allowed(rules, f.melds, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n):
                 continue
             left = f.hand_size - k - n + rest
             canasta = completes_canasta(f, rank, k + 1 + n)
-            if f.melded:
-                if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0, f.wild_meld_open):
-                    for _, _, wild_cards in by_count[n]:
-                        yield _take(_in_order(f, wild_cards + tuple(naturals[:k])))
+            if cards_left_allowed(f, left, f.canastas + canasta, False, left == 0, f.wild_meld_open):
+                for _, _, wild_cards in by_count[n]:
+                    yield _take(_in_order(f, wild_cards + tuple(naturals[:k])))
+
+
+def _initial_takes(f: Facts, rank: str, naturals: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],
+                   frozen: bool, rest: int) -> Iterator[TakePile]:
+    """The takes of a side that has not melded: each makes the initial meld, with further groups
+    when the top card's group alone falls short (or lays all but one card)."""
+    rules = f.rules
+    top_counted = f.top_value if rules.initial_meld_pile_top_counts else 0
+    for k in range(len(naturals) + 1):
+        for n in range(len(by_count)):
+            if not by_count[n] or not take_cards_allowed(rules, f.melds, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n, True):
                 continue
+            left = f.hand_size - k - n + rest
             for wilds, wild_value, wild_cards in by_count[n]:
                 cards = _in_order(f, wild_cards + tuple(naturals[:k]))
                 part = Part(rank, k, wilds, n, k * f.natural_value(rank) + wild_value, True)

@@ -155,12 +155,6 @@ class Facts:
         self.red_threes = red_threes
         self.hand_size = size
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
-        #: the hand's wild cards, in canonical order by kind
-        self.wild_key: tuple[Card, ...] = ()
-        self.wild_values: list[int] = []
-        self.wild_avail: WildVector = ()
-        self.no_wilds: WildVector = ()
-        self.wilds_first = True
         if wild_cards:
             self.wild_key = tuple(chain.from_iterable(self.wild_kinds))
             self.wild_values = [rules.value(cards[0]) for cards in self.wild_kinds]
@@ -181,6 +175,12 @@ class Facts:
             self.talon_after = not state.turn_card_drawn() and (state.talon_owed() or not self.melded)
         self.initial_apart = initial_ruled and not self.melded
 
+    #: the hand's wild cards, in canonical order by kind (none unless the hand holds some)
+    wild_key: tuple[Card, ...] = ()
+    wild_values: Sequence[int] = ()
+    wild_avail: WildVector = ()
+    no_wilds: WildVector = ()
+    wilds_first = True
     #: the pile's top card, when takes are generated
     top_value = 0
     _meld_wilds: dict[str, int] | None = None
