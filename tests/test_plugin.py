@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 from pathlib import Path
 
@@ -123,6 +124,39 @@ def test_an_unknown_engine_is_a_usage_error(pytester):
     result = pytester.runpytest("--canasta-engine", "no_such_module:factory")
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*cannot import engine module 'no_such_module'*"])
+
+
+GC_PROBE = """
+import gc
+from pathlib import Path
+import pytest
+def pytest_runtest_call(item):
+    with Path("gc-probe.txt").open("a") as out:
+        out.write(f"run {gc.isenabled()}\\n")
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    with Path("gc-probe.txt").open("a") as out:
+        out.write(f"end {gc.get_freeze_count() > 0}\\n")
+"""
+
+
+def test_the_run_freezes_what_it_collected_until_its_end_and_leaves_the_garbage_collector_as_it_was(pytester):
+    scenario(pytester, "heap-one")
+    scenario(pytester, "heap-two")
+    pytester.makeconftest(GC_PROBE)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2)
+    # engines run with the collector on; pytest's end-of-run gc.collect() (at unconfigure) still
+    # finds the collected scenarios frozen; afterwards nothing stays frozen and the collector is on
+    assert (pytester.path / "gc-probe.txt").read_text().splitlines() == ["run True", "run True", "end True"]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_a_run_stopped_during_collection_turns_the_garbage_collector_back_on(pytester):
+    scenario(pytester, "stopped-one")
+    result = pytester.runpytest("--canasta-engine", "no_such_module:factory")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
 def test_canasta_option_adds_the_installed_corpus(pytester):

@@ -351,6 +351,11 @@ def _ini_value(config: pytest.Config, dest: str, text: str, attrs: dict[str, Any
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    heap = config.stash[_HEAP_KEY] = _Heap()
+    # Registered before the configure hooks of pytest's own plugins run, so it runs after their
+    # clean-ups (which run last registered, first): pytest's final gc.collect() calls find the
+    # collected scenarios still frozen.
+    config.add_cleanup(heap.restore)
     _apply_ini(config)
     state = config.stash[_SESSION_KEY] = CanastaState(config)
     if not hasattr(config, "workerinput"):  # the process that reports: serial, or the xdist controller
@@ -374,6 +379,45 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _AREAS_KEY = pytest.StashKey[bool]()
+
+
+class _Heap:
+    """The cyclic garbage collector around a run of scenarios. What collection builds (the
+    scenarios, the items, the imported modules) lives until the end of the run, and walking it
+    again in every full collection costs about a third of a warm scenario's CPU time
+    (benchmarks/README.md). So the collector pauses from the first scenario file collected until
+    collection ends (collecting scenario files makes no cyclic garbage: the objects it builds are
+    kept), and then what was built is moved out of its sight (``gc.freeze()``); garbage made later,
+    by the engine or the reports, is collected as usual. Both are process-wide, so the config's
+    last clean-up undoes them, after pytest's own end-of-run ``gc.collect()`` calls (which would
+    walk every scenario once more)."""
+
+    def __init__(self) -> None:
+        self.paused = False
+        self.frozen = False
+
+    def pause(self) -> None:
+        if not self.paused and gc.isenabled():
+            gc.disable()
+            self.paused = True
+
+    def resume(self) -> None:
+        if self.paused:
+            gc.enable()
+            self.paused = False
+
+    def freeze(self) -> None:
+        gc.freeze()
+        self.frozen = True
+
+    def restore(self) -> None:
+        self.resume()
+        if self.frozen:
+            gc.unfreeze()
+            self.frozen = False
+
+
+_HEAP_KEY = pytest.StashKey[_Heap]()
 
 
 def _register_area_markers(config: pytest.Config) -> None:
@@ -436,6 +480,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_collection_finish(session: pytest.Session) -> None:
     """In quiet runs pytest hides the header: still say which engine and spec are tested."""
     config = session.config
+    config.stash[_HEAP_KEY].resume()
     scenarios = sum(isinstance(item, ScenarioItem) for item in session.items)
     state: CanastaState = config.stash[_SESSION_KEY]
     if scenarios and not state.engine_cmd:
@@ -449,17 +494,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if scenarios and reporter is not None and config.get_verbosity() < 0:
         reporter.write_line(f"{_header_line(config)}; {scenarios} scenarios")
     if scenarios:
-        # What collection built (the scenarios, the items, the imported modules) lives until the
-        # end of the run: moved out of the cyclic garbage collector's sight, it is not walked again
-        # by every full collection while the scenarios run (about a sixth of a run's CPU time;
-        # benchmarks/README.md). Garbage made later is collected as usual. The freeze is
-        # process-wide (the user's own objects of this session too), so the session's end undoes it.
-        gc.freeze()
+        config.stash[_HEAP_KEY].freeze()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     state: CanastaState = parent.config.stash[_SESSION_KEY]
     if is_scenario_file(file_path, parent.config.rootpath) or state.is_named_scenario(file_path):
+        parent.config.stash[_HEAP_KEY].pause()
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
 
@@ -607,7 +648,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    gc.unfreeze()  # what collection froze (pytest_collection_finish) is the collector's again
     state = config.stash.get(_SESSION_KEY, None)
     if state is not None:
         state.close()  # stop an engine process cleanly
