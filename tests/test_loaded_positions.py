@@ -110,3 +110,24 @@ def test_turn_facts_name_only_ranks_on_the_table() -> None:
     assert sum("no meld of rank K" in m for m in problems) == 2
     raw["facts"] = {"melded_ranks": ["Q"], "new_ranks": ["Q"]}
     assert list(position_problems(Position.from_json(raw), SPEC.variant_rules("classic"))) == []
+
+
+def test_observe_gives_positions_in_canonical_order() -> None:
+    """observe() builds its position already sorted: it equals its own normalized() after every
+    step of every scenario of the corpus (the rejected-action check compares observations with ==)."""
+    from canasta_conformance.contract.paths import scenarios_dir
+    from canasta_conformance.contract.scenario import load_scenario, scenario_files
+    from canasta_conformance.running.runner import start_scenario
+
+    checked = 0
+    for path in scenario_files(scenarios_dir()):
+        scenario = load_scenario(path, SPEC)
+        engine = create_engine()
+        start_scenario(scenario, engine)
+        for step in (None, *scenario.steps):
+            if step is not None and step.action is not None:
+                engine.apply(step.action)
+            observed = engine.observe()
+            assert observed == observed.normalized(), (scenario.id, step)
+            checked += 1
+    assert checked > 1500

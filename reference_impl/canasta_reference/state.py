@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from canasta_conformance.contract.cards import Card, full_deck
-from canasta_conformance.contract.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, meld_rank
+from canasta_conformance.contract.cards import Card, full_deck, sort_cards
+from canasta_conformance.contract.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, fact_order, meld_rank, sorted_melds
 from canasta_conformance.contract.sequences import looks_like_sequence, sequence_key
 from canasta_conformance.contract.variant_rules import VariantRules
 
@@ -204,21 +204,23 @@ class HandState:
         )
 
     def to_position(self) -> Position:
+        """The position, already in canonical order (what :meth:`Position.normalized` gives),
+        sorted as it is built: observe() is called at least once a scenario step."""
         return Position(
             variant=self.variant, options=dict(self.options),
-            hands=tuple(tuple(hand.elements()) for hand in self.hands),
-            melds=tuple(tuple(tuple(cards) for cards in side.values()) for side in self.melds),
-            red_threes=tuple(tuple(r) for r in self.red_threes), pile=tuple(self.pile),
+            hands=tuple(sort_cards(hand.elements()) for hand in self.hands),
+            melds=tuple(sorted_melds(side.values()) for side in self.melds),
+            red_threes=tuple(sort_cards(r) for r in self.red_threes), pile=tuple(self.pile),
             stock=tuple(reversed(self.stock)), turn=self.turn, phase=self.phase,  # type: ignore[arg-type]
             dealer=self.dealer, scores=tuple(self.scores),
             facts=TurnFacts(
-                melded_seats=tuple(sorted(self.melded_seats)), melded_ranks=tuple(sorted(self.melded_ranks)),
-                new_ranks=tuple(sorted(self.new_ranks)), took_pile=self.took_pile, question=self.question,  # type: ignore[arg-type]
+                melded_seats=tuple(sorted(self.melded_seats)), melded_ranks=tuple(sorted(self.melded_ranks, key=fact_order)),
+                new_ranks=tuple(sorted(self.new_ranks, key=fact_order)), took_pile=self.took_pile, question=self.question,  # type: ignore[arg-type]
                 covered_black_three=self.covered_black_three, last_card_red_three=self.last_card_red_three,
             ),
-            ended=self.ended, hand_number=self.hand_number, talons=tuple(tuple(t) for t in self.talons),
+            ended=self.ended, hand_number=self.hand_number, talons=tuple(sort_cards(t) for t in self.talons),
             sitting_out=tuple(sorted(self.sitting_out)), lone_hand=self.lone_hand, penalties=tuple(self.penalties),
-        ).normalized()
+        )
 
 
 #: each seat's partner (partner_of) for a table (players, sides, the lone hand, the seats sitting out)

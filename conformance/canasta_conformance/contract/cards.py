@@ -153,6 +153,11 @@ def sort_cards(items: Iterable[Card]) -> tuple[Card, ...]:
     return tuple(sorted(items, key=_ORDER.__getitem__))
 
 
+def card_order(c: Card) -> int:
+    """The card's place in canonical order (ordering by it orders as :func:`sort_key`)."""
+    return _ORDER[c]
+
+
 def format_cards(items: Iterable[Card]) -> str:
     """Space-separated canonical tokens in canonical order (for messages and diffs)."""
     return " ".join(c.token for c in sort_cards(items))

@@ -9,11 +9,11 @@ canonical order so that equal positions compare equal.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
-from .cards import Card, card, sort_cards, sort_key
+from .cards import Card, card, card_order, sort_cards
 from .docpath import DocPath, format_path
 from .errors import CanastaError
 from .sequences import SEQUENCE_PREFIX, is_sequence_key, rank_order
@@ -103,13 +103,15 @@ def meld_rank(cards: Sequence[Card], wild_ranks: frozenset[str] = frozenset({"JK
     return ranks.pop() if len(ranks) == 1 else None
 
 
-def meld_sort_key(meld: Sequence[Card]) -> tuple[int, tuple[tuple[int, int], ...]]:
-    """Melds in rank order; a meld without natural cards (a wild-card meld) comes last."""
+def meld_sort_key(meld: Sequence[Card]) -> tuple[int, tuple[int, ...]]:
+    """Melds in rank order; a meld without natural cards (a wild-card meld) comes last (then by
+    their cards in canonical order)."""
     rank = meld_rank(meld)
-    return (_RANK_INDEX.get(rank, len(MELD_RANKS)) if rank else len(MELD_RANKS), tuple(sort_key(c) for c in meld))
+    return (_RANK_INDEX.get(rank, len(MELD_RANKS)) if rank else len(MELD_RANKS), tuple(map(card_order, meld)))
 
 
-def _sorted_melds(melds: Sequence[Sequence[Card]]) -> tuple[tuple[Card, ...], ...]:
+def sorted_melds(melds: Iterable[Sequence[Card]]) -> tuple[tuple[Card, ...], ...]:
+    """A side's melds in canonical order: each meld's cards sorted, the melds by :func:`meld_sort_key`."""
     return tuple(sorted((sort_cards(m) for m in melds), key=meld_sort_key))
 
 
@@ -285,7 +287,7 @@ class Position:
         return replace(
             self,
             hands=tuple(sort_cards(h) for h in self.hands),
-            melds=tuple(_sorted_melds(side) for side in self.melds),
+            melds=tuple(sorted_melds(side) for side in self.melds),
             red_threes=tuple(sort_cards(r) for r in self.red_threes),
             talons=tuple(sort_cards(t) for t in self.talons),
             facts=replace(
@@ -332,7 +334,7 @@ class Position:
         try:
             hands = tuple(_sorted_cards(h, (*path, "hands", i)) for i, h in enumerate(data["hands"]))
             melds = tuple(
-                _sorted_melds([_cards(m, (*path, "melds", s, i)) for i, m in enumerate(side)])
+                sorted_melds([_cards(m, (*path, "melds", s, i)) for i, m in enumerate(side)])
                 for s, side in enumerate(data["melds"])
             )
         except KeyError as missing:

@@ -88,13 +88,15 @@ class ResultCollector:
         self.started = datetime.now(UTC)
         self._clock = time.perf_counter()
         self.written: list[str] = []  # lines for the terminal summary
+        # the JUnit writer is the only reader of a teardown report's properties (``--junitxml``)
+        self._junit = bool(getattr(config.option, "xmlpath", None))
 
     @pytest.hookimpl(tryfirst=True)  # before the JUnit writer reads the teardown report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         entry = entry_from_test_report(report)
         if entry is not None:
             self.entries[report.nodeid] = entry
-        if report.when == "teardown" and (data := recorded_result(report)) is not None:
+        if self._junit and report.when == "teardown" and (data := recorded_result(report)) is not None:
             from .report import ReportEntry
 
             shown = self.entries.get(report.nodeid) or ReportEntry.from_json(data)

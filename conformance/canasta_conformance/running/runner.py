@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
 from ..contract.equivalence import suit_class
 from ..contract.errors import CanastaError
-from ..contract.model import Action, Outcome, format_action
+from ..contract.model import Action, Outcome, Position, format_action
 from ..contract.scenario import Scenario, Step
 from ..contract.spec import Spec, load_spec
 from ..contract.tiers import Tier, scenario_tier
@@ -253,6 +253,7 @@ def _describe(outcome: Outcome) -> str:
 
 def _run_step(step: Step, engine: Engine, judge: _CitationJudge) -> None:
     expect = step.expect
+    after: Position | None = None  # the position observed after a rejection, checked below as well
     if step.action is not None:
         before = engine.observe() if expect.outcome != "accepted" else None
         outcome = engine.apply(step.action)
@@ -266,7 +267,7 @@ def _run_step(step: Step, engine: Engine, judge: _CitationJudge) -> None:
             if after != before:
                 raise StepFailure("the rejected action changed the position", full_position_diff(before, after))
     if expect.position is not None or expect.hand_over is not None:
-        position = engine.observe()
+        position = after if after is not None else engine.observe()
         lines = position_diff(expect.position or {}, position)
         if expect.hand_over is not None and (position.phase == "over") != expect.hand_over:
             lines.append(f"hand_over: expected {expect.hand_over}, actual {position.phase == 'over'} (phase {position.phase!r})")
