@@ -345,7 +345,7 @@ class ReferenceEngine:
         check_card_in_hand(state.hand, action.card)
         if state.last_card_red_three:
             raise Illegal("stock.last-card.red-three", "after a red three drawn as the last stock card the player may meld but not discard: end the turn")
-        if action.card.is_red_three:
+        if action.card in RED_THREES:
             raise Illegal("red3.never-in-hand", "a red three is never discarded: it is laid face up")
         self._check_empty_pile_discard(state, action)
         talon = state.talon_owed()

@@ -9,7 +9,7 @@ from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from .errors import Illegal
-from .state import HandState
+from .state import BLACK_THREES, RED_THREES, HandState
 
 _RANK_OF = attrgetter("rank")
 
@@ -45,9 +45,9 @@ def check_top_not_blocked(top: Card, rules: VariantRules) -> None:
     """pile.blocked.wild-top and pile.blocked.black3-top."""
     if rules.is_wild(top):
         raise Illegal("pile.blocked.wild-top", f"the top card {top.token} is wild: the pile cannot be taken")
-    if top.is_black_three:
+    if top in BLACK_THREES:
         raise Illegal("pile.blocked.black3-top", f"the top card {top.token} is a black three: the pile cannot be taken")
-    if top.is_red_three:
+    if top in RED_THREES:
         raise Illegal("pile.take.top-card-first", f"the top card {top.token} cannot be melded")
 
 
@@ -66,8 +66,9 @@ def check_take_cards(state: HandState, top: Card, cards: Sequence[Card]) -> None
     """How the top card is melded: with a natural pair when the pile is frozen against the side
     (pile.frozen.*); otherwise as the variant allows (pile.unfrozen.*)."""
     rules = state.rules
-    naturals = sum(1 for c in cards if c.rank == top.rank)
-    wilds = sum(1 for c in cards if rules.is_wild(c))
+    rank, wild = top.rank, rules.cards_wild_ranks
+    naturals = sum(1 for c in cards if c.rank == rank)
+    wilds = sum(1 for c in cards if c.rank in wild)  # (rules.is_wild)
     has_meld = top.rank in state.melds[state.side]
     if is_frozen_for(state, state.side):
         if naturals >= 2:

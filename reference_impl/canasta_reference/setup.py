@@ -15,7 +15,7 @@ from typing import Any
 from canasta_conformance.contract.cards import Card, excess_cards
 from canasta_conformance.contract.variant_rules import VariantRules
 
-from .state import HandState
+from .state import RED_THREES, HandState
 
 
 def upcard_is_covered(card: Card, rules: VariantRules) -> bool:
@@ -98,7 +98,7 @@ def expose_red_threes(state: HandState, seat: int) -> None:
     """A player lays down the red threes in hand and draws a replacement for each (red3.chain:
     a replacement that is a red three is laid down and replaced too)."""
     hand = state.hands[seat]
-    threes = [c for c in hand.elements() if c.is_red_three]
+    threes = [c for c in hand.elements() if c in RED_THREES]
     while threes:
         for card in threes:
             hand[card] -= 1
@@ -107,4 +107,4 @@ def expose_red_threes(state: HandState, seat: int) -> None:
             state.red_threes[state.red_three_index(seat)].append(card)
             if state.stock:
                 hand[state.stock.pop()] += 1
-        threes = [c for c in hand.elements() if c.is_red_three]
+        threes = [c for c in hand.elements() if c in RED_THREES]

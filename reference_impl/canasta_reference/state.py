@@ -13,8 +13,10 @@ from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import memo
 
-#: the red threes (Card.is_red_three), for a set look-up where every card drawn or taken is asked
+#: the red threes and the black threes (Card.is_red_three, Card.is_black_three), for a set look-up
+#: where every card drawn, taken or discarded is asked
 RED_THREES: frozenset[Card] = frozenset(c for c in full_deck(1, 0) if c.is_red_three)
+BLACK_THREES: frozenset[Card] = frozenset(c for c in full_deck(1, 0) if c.is_black_three)
 
 
 @dataclass(slots=True)
