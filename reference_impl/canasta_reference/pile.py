@@ -67,8 +67,12 @@ def check_take_cards(state: HandState, top: Card, cards: Sequence[Card]) -> None
     (pile.frozen.*); otherwise as the variant allows (pile.unfrozen.*)."""
     rules = state.rules
     rank, wild = top.rank, rules.cards_wild_ranks
-    naturals = sum(1 for c in cards if c.rank == rank)
-    wilds = sum(1 for c in cards if c.rank in wild)  # (rules.is_wild)
+    naturals = wilds = 0  # the cards of the top card's rank, and the wild cards (rules.is_wild)
+    for c in cards:
+        if c.rank == rank:
+            naturals += 1
+        if c.rank in wild:
+            wilds += 1
     has_meld = top.rank in state.melds[state.side]
     if is_frozen_for(state, state.side):
         if naturals >= 2:
