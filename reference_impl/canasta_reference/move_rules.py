@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 def may_ask(state: HandState) -> bool:
     """out.ask.optional, out.ask.window: asked once a turn, before melding or taking the pile."""
-    if state.rules.going_out_ask_partner != "optional" or state.question is not None or state.partner_of(state.turn) is None:
+    if state.question is not None or state.rules.going_out_ask_partner != "optional":
         return False
-    return not (state.phase == "play" and (state.melded_ranks or state.took_pile))
+    return not (state.phase == "play" and (state.melded_ranks or state.took_pile)) and state.partner_of(state.turn) is not None
 
 
 def group_is_legal(f: Facts, rank: str, naturals: int, wilds: int, initial: bool = False) -> bool:

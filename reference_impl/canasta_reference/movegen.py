@@ -209,7 +209,7 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     as long as every meld leaves the player two cards or more: those lists are kept in a table
     (the same ranks come back position after position)."""
     by_count = f.wilds_by_count(f.rules.meld_max_wilds)
-    wild_counts = [n for n in range(len(by_count)) if by_count[n]]  # how many wild cards one group can hold
+    wild_counts = range(len(by_count))  # how many wild cards one group can hold
     melds = f.melds
     naturals = f.naturals
     # (a rank without a meld of the side needs meld_min_naturals naturals; a meld of the side with
@@ -275,7 +275,7 @@ _RANK_OF = attrgetter("rank")
 
 
 def _rank_melds(f: Facts, rank: str, cards: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],
-                wild_counts: list[int]) -> Iterator[Meld]:
+                wild_counts: Sequence[int]) -> Iterator[Meld]:
     """The legal melds of one rank (see one_rank_melds)."""
     for group in _rank_groups(f, rank, cards, by_count, wild_counts):
         yield _spelled(f, cards, group)
@@ -289,7 +289,7 @@ def _spelled(f: Facts, cards: Sequence[Card], group: RankGroup) -> Meld:
 
 
 def _rank_groups(f: Facts, rank: str, cards: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],
-                 wild_counts: list[int]) -> Iterator[RankGroup]:
+                 wild_counts: Sequence[int]) -> Iterator[RankGroup]:
     """The groups of the legal melds of one rank, as (how many of its naturals, the wild cards, the
     tag): the rules read only how many cards of each sort a group lays, never their suits."""
     rules = f.rules
@@ -329,7 +329,7 @@ def wild_meld_melds(f: Facts) -> Iterator[Meld]:
     size = f.wild_meld_size
     by_count = f.wilds_by_count(min(f.max_cards - size, sum(f.wild_avail)))
     for n in range(1, len(by_count)):
-        if not by_count[n] or not group_is_legal(f, WILD_MELD, 0, n):
+        if not group_is_legal(f, WILD_MELD, 0, n):
             continue
         left = f.hand_size - n
         canasta = completes_canasta(f, WILD_MELD, n)
@@ -383,7 +383,7 @@ def _melded_takes(f: Facts, rank: str, naturals: Sequence[Card], by_count: list[
     rules = f.rules
     for k in range(len(naturals) + 1):
         for n in range(len(by_count)):
-            if not by_count[n] or not take_cards_allowed(rules, f.melds, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n):
+            if not take_cards_allowed(rules, f.melds, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n):
                 continue
             left = f.hand_size - k - n + rest
             canasta = completes_canasta(f, rank, k + 1 + n)
@@ -400,7 +400,7 @@ def _initial_takes(f: Facts, rank: str, naturals: Sequence[Card], by_count: list
     top_counted = f.top_value if rules.initial_meld_pile_top_counts else 0
     for k in range(len(naturals) + 1):
         for n in range(len(by_count)):
-            if not by_count[n] or not take_cards_allowed(rules, f.melds, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n, True):
+            if not take_cards_allowed(rules, f.melds, rank, k, n, frozen) or not group_is_legal(f, rank, k + 1, n, True):
                 continue
             left = f.hand_size - k - n + rest
             for wilds, wild_value, wild_cards in by_count[n]:

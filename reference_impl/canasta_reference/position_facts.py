@@ -66,13 +66,14 @@ def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int
     """The choices of at most ``cap`` of the wild cards ``kinds`` (by kind, canonical order, each
     kind counting its value; ``every``: all of them, in that order): as (vector, how many, their
     count), fewest first, and grouped by how many cards they hold as (vector, count, the canonical
-    cards). The same wild cards come back hand after hand, so the table is built once for each."""
+    cards), for every number the hand can lay (so no group is empty). The same wild cards come back
+    hand after hand, so the table is built once for each."""
     key = (every, tuple(values), cap)
     table = _WILD_TABLES.get(key)
     if table is None:
         avail = tuple(len(cards) for cards in kinds)
         choices = [(v, n, sum(k * w for k, w in zip(v, values, strict=True))) for v, n in _wild_vectors(avail, cap)]
-        grouped: list[list[tuple[WildVector, int, tuple[Card, ...]]]] = [[] for _ in range(cap + 1)]
+        grouped: list[list[tuple[WildVector, int, tuple[Card, ...]]]] = [[] for _ in range(min(cap, sum(avail)) + 1)]
         for vector, n, value in choices:
             cards: tuple[Card, ...] = ()
             for i, k in enumerate(vector):
