@@ -95,12 +95,13 @@ from .move_rules import (
     take_cards_allowed,
 )
 from .pile import is_frozen_for
-from .position_facts import SORT_KEY, Facts, Part, WildVector
+from .position_facts import CANONICAL, CANONICAL_OF_RANK, SORT_KEY, Facts, Part, WildVector
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
 if TYPE_CHECKING:
     from .engine import ReferenceEngine
+    from .state import HandState
 
 ASK = Ask()
 DRAW = Draw()
@@ -142,7 +143,10 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
     if state.phase == "draw":
         if state.stock:
             out.append(DRAW)
-        takes = list(_takes(Facts(state))) if pile_can_be_taken(state) and hand_may_take(state) else []
+        takes: list[TakePile] = []
+        if pile_can_be_taken(state) and hand_may_take(state):
+            listed = _table_takes(state)
+            takes = list(_takes(Facts(state)) if listed is None else listed)
         if not state.stock and may_decline(engine, state, bool(takes)):
             out.append(DECLINE)
         out += takes
@@ -231,7 +235,7 @@ def one_rank_melds(f: Facts) -> list[Meld]:
                 continue
             existing = melds.get(rank)
             key = (rank, tuple(cards), -1 if existing is None else len(existing),
-                   wild_key and existing is not None and _wilds_in(f, existing), rank in closed)
+                   wild_key and existing is not None and _wilds_in(f.rules, existing), rank in closed)
             listed = table.get(key)
             if listed is None:  # the same counts with other suits may have come: their groups, spelled with these cards
                 shape = (rank, len(cards), *key[2:])
@@ -265,9 +269,9 @@ def _rank_table(f: Facts) -> RankTables:
     return entry[1]
 
 
-def _wilds_in(f: Facts, cards: Sequence[Card]) -> int:
+def _wilds_in(rules: VariantRules, cards: Sequence[Card]) -> int:
     """How many wild cards a meld holds."""
-    wild = f.rules.cards_wild_ranks
+    wild = rules.cards_wild_ranks
     return sum(map(wild.__contains__, map(_RANK_OF, cards)))
 
 
@@ -367,14 +371,60 @@ def _takes(f: Facts) -> Iterable[TakePile]:
         return _initial_takes(f, rank, naturals, by_count, frozen, rest)
     if f.hand_size - len(naturals) - (len(by_count) - 1) + rest < 2:
         return list(_melded_takes(f, rank, naturals, by_count, frozen, rest))
-    existing = f.melds.get(rank)
-    key = (rank, tuple(naturals), -1 if existing is None else len(existing),
-           bool(f.wild_key) and existing is not None and _wilds_in(f, existing), rank in f.closed, frozen)
+    key = _take_key(rules, rank, tuple(naturals), f.melds.get(rank), bool(f.wild_key), rank in f.closed, frozen)
     table = _rank_table(f)[2]
     listed = table.get(key)
     if listed is None:
         listed = bounded(table)[key] = tuple(_melded_takes(f, rank, naturals, by_count, frozen, rest))
     return listed
+
+
+def _take_key(rules: VariantRules, rank: str, naturals: tuple[Card, ...], existing: list[Card] | None, wild_cards: bool,
+              closed: bool, frozen: bool) -> tuple[object, ...]:
+    """Where a side's takes are kept in its table (see _takes): the top card's rank, its naturals in
+    hand, the side's meld of it (size, and its wild cards when the hand holds some), the rank closed,
+    the pile frozen against the side."""
+    return (rank, naturals, -1 if existing is None else len(existing),
+            wild_cards and existing is not None and _wilds_in(rules, existing), closed, frozen)
+
+
+_WILD_CARDS: dict[int, tuple[VariantRules, tuple[Card, ...]]] = memo.table()
+
+
+def _wild_cards(rules: VariantRules) -> tuple[Card, ...]:
+    """Every wild card of the variant, in canonical order."""
+    entry = _WILD_CARDS.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        wild = rules.cards_wild_ranks
+        entry = bounded(_WILD_CARDS)[id(rules)] = (rules, tuple(c for c in CANONICAL if c.rank in wild))
+    return entry[1]
+
+
+def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
+    """The takes of a side that has melded when its table holds them already (see _takes), read
+    from the hand without the position's facts; None when the table does not hold them or does
+    not apply (a side without melds, a take that may leave one card or none, sequences)."""
+    rules = state.rules
+    side = state.side_of(state.turn)
+    melds = state.melds[side]
+    if not melds or rules.meld_sequences:
+        return None
+    get = state.hands[state.turn].get
+    wild_key = tuple(c for c in _wild_cards(rules) for _ in range(get(c, 0)))
+    wild_meld = melds.get(WILD_MELD)
+    entry = _RANK_TABLES.get((id(rules), wild_key, wild_meld is not None and len(wild_meld) < rules.canasta_min_cards))
+    if entry is None or entry[0] is not rules:
+        return None
+    pile = state.pile
+    rank = pile[-1].rank
+    naturals = tuple(c for c in CANONICAL_OF_RANK[rank] for _ in range(get(c, 0)))
+    rest = len(pile) - 1 - sum(map(pile.count, _RED_THREES))
+    if state.hands[state.turn].total() - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + rest < 2:
+        return None
+    size = rules.canasta_min_cards
+    closed = rules.meld_closed_rank_after_canasta and any(len(side_melds.get(rank, ())) >= size for side_melds in state.melds)
+    key = _take_key(rules, rank, naturals, melds.get(rank), bool(wild_key), closed, is_frozen_for(state, side))
+    return entry[1][2].get(key)
 
 
 def _melded_takes(f: Facts, rank: str, naturals: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],

@@ -24,6 +24,8 @@ CANONICAL: list[Card] = sorted(SORT_KEY, key=SORT_KEY.__getitem__)  # every card
 _ORDINAL: dict[Card, int] = {c: i for i, c in enumerate(CANONICAL)}  # its place in canonical order
 #: rank -> its cards (every suit)
 CARDS_OF_RANK: dict[str, list[Card]] = {rank: [c for c in SORT_KEY if c.rank == rank] for rank in dict.fromkeys(c.rank for c in SORT_KEY)}
+#: rank -> its cards (every suit), in canonical order
+CANONICAL_OF_RANK: dict[str, list[Card]] = {rank: [c for c in CANONICAL if c.rank == rank] for rank in CARDS_OF_RANK}
 GROUP_ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
 
 WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
