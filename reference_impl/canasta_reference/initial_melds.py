@@ -23,11 +23,12 @@ def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
     """For a side without melds: the legal new melds of each rank of naturals (not threes)."""
     options = []
     choices = f.wild_choices(f.rules.meld_max_wilds)
+    least = f.rules.meld_min_naturals
     for rank, cards in f.naturals.items():
-        if rank == exclude or rank == "3":
+        if rank == exclude or rank == "3" or len(cards) < least:
             continue
         parts = [
-            f.part(rank, k, choice) for k in range(f.rules.meld_min_naturals, len(cards) + 1) for choice in choices
+            f.part(rank, k, choice) for k in range(least, len(cards) + 1) for choice in choices
             if group_is_legal(f, rank, k, choice[1])
         ]
         if parts:
@@ -80,10 +81,12 @@ def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterable[tuple[Par
     if f.state.question == "no":
         return ()  # out.ask.binding: no going out, so no action may leave one card or none
     threes_wait = f.rules.black_three_meld_only_going_out
-    if f.melded and top is None and f.hand_size - 1 > 2 and (
+    if f.melded and top is None and f.hand_size > 2 and (
         not threes_wait or len(f.naturals.get("3", ())) != 1 or sum(1 for rank in f.naturals if rank != "3") > 1
     ):
-        return ()  # more than two cards laid: some group can go first (the "splittable" test below)
+        # two groups or more from three cards or more: the smallest leaves two cards or more when
+        # laid first, which any legal group may (the "splittable" test below)
+        return ()
     return _all_but_one(f, top, rest, threes_wait)
 
 

@@ -191,12 +191,15 @@ def hand_may_take(state: HandState) -> bool:
         naturals += get(c, 0)
     if not naturals and rank not in side_melds:
         return False  # every way needs a natural of the rank from the hand or a meld of the rank
+    pair = min(naturals, 2)
+    if take_cards_allowed(rules, side_melds, rank, pair, 0, True) and take_cards_allowed(rules, side_melds, rank, pair, 0, False):
+        return True  # the hand's naturals take the top card, frozen or not
     frozen = is_frozen_for(state, state.side)
     if take_cards_allowed(rules, side_melds, rank, 0, 0, frozen):
         return True  # nothing from the hand (the top card joins a meld of the side)
     if not naturals:
         return False  # with no natural of the rank, every way needs what (0, 0) needed
-    if take_cards_allowed(rules, side_melds, rank, min(naturals, 2), 0, frozen):
+    if take_cards_allowed(rules, side_melds, rank, pair, 0, frozen):
         return True
     wilds = 0
     for wild in rules.cards_wild_ranks:
