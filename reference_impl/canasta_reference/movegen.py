@@ -55,6 +55,7 @@ them; those irregularities are not legal actions and are not listed.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -400,6 +401,17 @@ def _wild_cards(rules: VariantRules) -> tuple[Card, ...]:
     return entry[1]
 
 
+def _held(hand: Counter[Card], cards: Sequence[Card]) -> tuple[Card, ...]:
+    """The hand's copies of ``cards`` (distinct cards, in that order)."""
+    held: tuple[Card, ...] = ()
+    get = hand.get
+    for c in cards:
+        n = get(c)
+        if n:
+            held += (c,) * n
+    return held
+
+
 def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
     """The takes of a side that has melded when its table holds them already (see _takes), read
     from the hand without the position's facts; None when the table does not hold them or does
@@ -409,17 +421,17 @@ def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
     melds = state.melds[side]
     if not melds or rules.meld_sequences:
         return None
-    get = state.hands[state.turn].get
-    wild_key = tuple(c for c in _wild_cards(rules) for _ in range(get(c, 0)))
+    hand = state.hands[state.turn]
+    wild_key = _held(hand, _wild_cards(rules))
     wild_meld = melds.get(WILD_MELD)
     entry = _RANK_TABLES.get((id(rules), wild_key, wild_meld is not None and len(wild_meld) < rules.canasta_min_cards))
     if entry is None or entry[0] is not rules:
         return None
     pile = state.pile
     rank = pile[-1].rank
-    naturals = tuple(c for c in CANONICAL_OF_RANK[rank] for _ in range(get(c, 0)))
+    naturals = _held(hand, CANONICAL_OF_RANK[rank])
     rest = len(pile) - 1 - sum(map(pile.count, _RED_THREES))
-    if state.hands[state.turn].total() - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + rest < 2:
+    if hand.total() - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + rest < 2:
         return None
     size = rules.canasta_min_cards
     closed = rules.meld_closed_rank_after_canasta and any(len(side_melds.get(rank, ())) >= size for side_melds in state.melds)
