@@ -22,7 +22,7 @@ from ..contract.defaults import DEFAULT_ENGINE, DEFAULT_TIMEOUT, MAX_CONSECUTIVE
 from ..contract.errors import CanastaError
 from ..contract.locations import SCENARIO_SUFFIXES, is_scenario_file
 from ..contract.paths import scenarios_dir, spec_dir
-from ..running.collector import RESULT_PROPERTY, WORKER_ENGINE_KEY, ResultCollector
+from ..running.collector import PACKING_KEY, RESULT_PROPERTY, WORKER_ENGINE_KEY, ResultCollector, pack_report_data, unpack_report_data
 
 # Everything else is imported where it is first needed: pytest loads this module in every run of an
 # environment where the package is installed, scenario files or not, so importing it must be cheap
@@ -495,6 +495,35 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         reporter.write_line(f"{_header_line(config)}; {scenarios} scenarios")
     if scenarios:
         config.stash[_HEAP_KEY].freeze()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(xdist controller) Ask each worker to send its reports packed (``collector.pack_report_data``)."""
+    import marshal
+
+    node.workerinput[PACKING_KEY] = marshal.version
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Any:
+    """(xdist worker) A report leaves for the controller as one marshalled blob, which execnet
+    carries far faster than the report's dicts; only when the controller asked for it (not for
+    other consumers of serialized reports, such as report logs)."""
+    data = yield
+    import marshal
+
+    if isinstance(data, dict) and getattr(config, "workerinput", {}).get(PACKING_KEY) == marshal.version:
+        pack_report_data(data)
+    return data
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_from_serializable(config: pytest.Config, data: dict[str, Any]) -> Any:
+    """(xdist controller) A worker's packed report unpacked before pytest rebuilds it."""
+    if isinstance(data, dict):
+        unpack_report_data(data)
+    return (yield)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -14,6 +14,7 @@ through ``workeroutput``.
 from __future__ import annotations
 
 import json
+import marshal
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -57,6 +58,38 @@ def entry_from_test_report(report: Any) -> ReportEntry | None:
     if entry.known_failure is not None and report.failed and entry.status == "passed":
         return replace(entry, status="xpass", message=XPASS_MESSAGE)
     return entry
+
+
+#: the key of a worker's serialized report holding the report's data, marshalled
+PACKED_KEY = "canasta_marshal"
+#: the ``workerinput`` key by which an xdist controller asks its workers to pack their reports: the
+#: controller's marshal format version (a worker packs only for a controller that reads its format)
+PACKING_KEY = "canasta_pack_reports"
+
+
+def pack_report_data(data: dict[str, Any]) -> None:
+    """Pack a serialized test report (``pytest_report_to_serializable``'s data) for the trip from an
+    xdist worker to the controller, in place: the data becomes one ``marshal`` blob. execnet encodes
+    a report's dicts, tuples and strings item by item in Python, about ten times the cost of one
+    blob (benchmarks/README.md); marshal carries exactly the plain types execnet does (tuples stay
+    tuples) and refuses any other, in which case the data is sent as it is.
+    :func:`unpack_report_data` restores it before the controller rebuilds the report."""
+    try:
+        blob = marshal.dumps(data)
+    except ValueError:
+        return
+    kind = data.get("$report_type")
+    data.clear()
+    data["$report_type"] = kind
+    data[PACKED_KEY] = blob
+
+
+def unpack_report_data(data: dict[str, Any]) -> None:
+    """Undo :func:`pack_report_data`, in place (data that was not packed is left as it is; the
+    keys xdist added after packing are kept)."""
+    blob = data.pop(PACKED_KEY, None)
+    if isinstance(blob, bytes):
+        data.update(marshal.loads(blob))
 
 
 def junit_properties(entry: ReportEntry) -> list[tuple[str, str]]:

@@ -1,0 +1,128 @@
+"""The same run in-process and under pytest-xdist (``-n 2``): the same items, outcomes, failure
+reports, JUnit XML, JSON report and known failures; and the packing of a worker's reports."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.running.collector import PACKED_KEY, pack_report_data, unpack_report_data
+from example_scenario import EXAMPLE
+
+TESTS = Path(__file__).resolve().parent
+#: a few corpus scenarios of several areas (an engine that rejects everything fails them)
+CHOSEN = ("pile", "meld", "black3")
+
+
+def test_packed_report_data_unpacks_to_exactly_what_was_packed():
+    data: dict[str, Any] = {
+        "$report_type": "TestReport", "nodeid": "scenarios/pile/a.yaml::a", "location": ("scenarios/pile/a.yaml", 0, "scenario a"),
+        "keywords": {"a": 1, "canasta": 1}, "outcome": "failed", "longrepr": {"reprcrash": {"lineno": None, "message": "x"}},
+        "sections": [("Captured stdout call", "text")], "duration": 0.25, "when": "call",
+        "user_properties": [("canasta_result", {"id": "a", "rules": ["r.one"], "step": 2, "seconds": 0.001}), ("mine", b"\x00")],
+    }
+    original = copy.deepcopy(data)
+    pack_report_data(data)
+    assert set(data) == {"$report_type", PACKED_KEY} and isinstance(data[PACKED_KEY], bytes)
+    data["item_index"] = 3  # xdist adds its keys after the plugin packed
+    unpack_report_data(data)
+    assert data == {**original, "item_index": 3}
+    assert type(data["location"]) is tuple and type(data["user_properties"][0]) is tuple  # tuples stay tuples
+
+
+def test_report_data_that_is_not_plain_is_sent_as_it_is():
+    class Custom:
+        pass
+
+    data: dict[str, Any] = {"$report_type": "TestReport", "user_properties": [("mine", Custom())]}
+    before = dict(data)
+    pack_report_data(data)
+    assert data == before  # execnet then says what it cannot carry, as without the plugin
+    unpack_report_data(data)
+    assert data == before
+
+
+def _corpus(folder: Path) -> list[str]:
+    ids = []
+    for area in CHOSEN:
+        for path in sorted((scenarios_dir() / area).glob("*.yaml"))[:4]:
+            target = folder / "scenarios" / area / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, target)
+            ids.append(path.stem)
+    for sid in ("only-a-rejection-one", "only-a-rejection-two"):  # passed by an engine that rejects everything
+        (folder / "scenarios" / "pile" / f"{sid}.yaml").write_text(EXAMPLE.format(id=sid))
+        ids.append(sid)
+    return ids
+
+
+def _run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    env.pop("PYTEST_ADDOPTS", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "scenarios", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
+        cwd=folder, capture_output=True, text=True, env=env, timeout=600,
+    )
+
+
+def _junit(path: Path) -> dict[str, tuple[str, list[tuple[str, str]]]]:
+    """test case -> (outcome, its properties but the time taken)"""
+    cases = {}
+    for case in ET.parse(path).iter("testcase"):
+        outcome = next((child.tag for child in case if child.tag in ("failure", "error", "skipped")), "passed")
+        properties = sorted((p.get("name", ""), p.get("value", "")) for p in case.iter("property") if p.get("name") != "canasta_seconds")
+        cases[f"{case.get('classname')}::{case.get('name')}"] = (outcome, properties)
+    return cases
+
+
+def _results(path: Path) -> list[dict[str, Any]]:
+    return sorted(({**entry, "seconds": 0} for entry in json.loads(path.read_text())["results"]), key=lambda e: e["id"])
+
+
+def test_a_run_under_xdist_reports_what_the_same_run_reports_in_process(tmp_path):
+    engine = "fake_engines:RejectEverything"  # some scenarios pass, some fail, the listed one is an expected failure
+    ids = _corpus(tmp_path)
+    known = tmp_path / "known.yaml"
+    known.write_text(f"{ids[0]}: listed to see it reported as an expected failure\n")
+    runs = {}
+    for mode in ("0", "2"):
+        junit, report = tmp_path / f"junit-{mode}.xml", tmp_path / f"report-{mode}.json"
+        runs[mode] = _run(
+            tmp_path, "-n", mode, "--canasta-engine", engine, "--canasta-known-failures", str(known),
+            f"--junitxml={junit}", "--canasta-report", str(report), "-rfE",
+        )
+        assert "Traceback" not in runs[mode].stdout + runs[mode].stderr
+    assert runs["0"].returncode == runs["2"].returncode
+    assert _junit(tmp_path / "junit-0.xml") == _junit(tmp_path / "junit-2.xml")
+    assert len(_junit(tmp_path / "junit-2.xml")) == len(ids)
+    assert _results(tmp_path / "report-0.json") == _results(tmp_path / "report-2.json")
+    summary = [line for line in runs["2"].stdout.splitlines() if " in " in line and ("passed" in line or "failed" in line)]
+    assert summary and summary[-1].split(" in ")[0] == runs["0"].stdout.splitlines()[-1].split(" in ")[0]
+    area_table = runs["0"].stdout.split("Canasta conformance by rule area")[1].split("\n=")[0]
+    assert area_table in runs["2"].stdout
+    outcomes = [outcome for outcome, _ in _junit(tmp_path / "junit-2.xml").values()]
+    assert "passed" in outcomes and "failure" in outcomes and "skipped" in outcomes  # skipped: the expected failure
+    for run in runs.values():  # a readable failure report, the same in both modes
+        assert run.returncode == pytest.ExitCode.TESTS_FAILED
+        assert "rerun just this scenario: " in run.stdout
+        assert any(line.startswith("step 1 (") and "turn.nothing-is-allowed" in line for line in run.stdout.splitlines())
+
+
+def test_k_and_x_select_and_stop_under_xdist(tmp_path):
+    ids = _corpus(tmp_path)
+    run = _run(tmp_path, "-n", "2", "-v", "-k", "pile-black-three or only-a-rejection", "-x", "--canasta-engine", "fake_engines:RejectEverything")
+    assert run.returncode != 0 and "stopping after 1 failures" in run.stdout + run.stderr
+    shown = [line for line in run.stdout.splitlines() if " PASSED " in line or " FAILED " in line]
+    assert shown and all("::pile-black-three" in line or "::only-a-rejection-" in line for line in shown)
+    failed = [line for line in shown if " FAILED " in line]
+    assert 1 <= len(failed) <= 2 < len([i for i in ids if i.startswith("pile-black-three")])  # each worker stops at its first failure
