@@ -10,42 +10,14 @@ sources do not settle. A scenario may override the computed tier with a reason (
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-
-from .defaults import TierName
 from .scenario import Scenario
 from .spec import Spec, VariantError, thaw
+from .tier_records import Tier as Tier
+from .tier_records import TierReason as TierReason
 
 #: the source that stands for this spec's own decisions (cited where no outside source settles a point)
 DESIGN_NOTE = "design-note"
 STATED = frozenset({"A", "B"})
-
-
-@dataclass(frozen=True)
-class TierReason:
-    """One rule a scenario rests on that the sources do not settle, and why."""
-
-    rule: str
-    why: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"rule": self.rule, "why": self.why}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, str]) -> TierReason:
-        return cls(data["rule"], data["why"])
-
-
-@dataclass(frozen=True)
-class Tier:
-    name: TierName
-    reasons: tuple[TierReason, ...] = ()
-    #: the scenario's own reason when it overrides the computed tier
-    override: str | None = None
-
-    def to_json(self) -> dict[str, object]:
-        return {"tier": self.name, "reasons": [r.to_json() for r in self.reasons], "override": self.override}
 
 
 def rests_on(scenario: Scenario) -> tuple[str, ...]:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..contract.defaults import TIERS
-from ..contract.tiers import Tier, TierReason
-from .runner import Citation
+from ..contract.tier_records import Tier, TierReason
+from .citations import Citation
 
 if TYPE_CHECKING:
     from ..contract.scenario import Scenario

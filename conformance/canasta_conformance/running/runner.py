@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
 from ..contract.equivalence import suit_class
@@ -24,11 +23,11 @@ from ..contract.model import Action, Outcome, Position, format_action
 from ..contract.scenario import Scenario, Step
 from ..contract.spec import Spec, load_spec
 from ..contract.tiers import Tier, scenario_tier
+from .citations import Agreement as Agreement
+from .citations import Citation as Citation
 from .diff import full_position_diff, position_diff, score_diff
 
 Status = Literal["passed", "failed", "error", "unsupported", "rule-differs"]
-#: a citation that is a broader rule of an expected one agrees; any other differs
-Agreement = Literal["broader", "differs"]
 
 
 @dataclass(frozen=True)
@@ -43,36 +42,6 @@ class Judging:
     @property
     def rules_spec(self) -> Spec:
         return self.spec if self.spec is not None else load_spec()
-
-
-@dataclass(frozen=True)
-class Citation:
-    """A judged rejection that cited a rule other than the step's expected ones (or none)."""
-
-    step: int  # 0-based, as Result.step
-    action: str | None
-    expected: tuple[str, ...]
-    cited: str | None
-    agreement: Agreement
-
-    def describe(self) -> str:
-        cited = f"cited {self.cited}" if self.cited else "cited no rule"
-        expected = " or ".join(self.expected)
-        if self.agreement == "broader":
-            return f"step {self.step + 1}: {cited}, a broader rule than {expected} (agrees)"
-        return f"step {self.step + 1}: {cited}, the scenario expects {expected}"
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "step": self.step + 1, "action": self.action, "expected": list(self.expected),
-            "cited": self.cited, "agreement": self.agreement,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Citation:
-        """The inverse of :meth:`to_json` (whose step is 1-based)."""
-        agreement: Agreement = "broader" if data["agreement"] == "broader" else "differs"
-        return cls(int(data["step"]) - 1, data.get("action"), tuple(data.get("expected", ())), data.get("cited"), agreement)
 
 
 @dataclass(frozen=True)
