@@ -420,13 +420,14 @@ class _Heap:
 _HEAP_KEY = pytest.StashKey[_Heap]()
 
 
-def _register_area_markers(config: pytest.Config) -> None:
+def _register_area_markers(config: pytest.Config, spec: Spec | None = None) -> None:
     """A marker per rule area, registered when the first scenario file is collected (reading the
-    spec costs time that a run without scenarios should not pay)."""
+    spec costs time that a run without scenarios should not pay): the areas of ``spec`` when the
+    caller has it loaded, else those of spec.yaml alone."""
     if config.stash.get(_AREAS_KEY, False):
         return
     config.stash[_AREAS_KEY] = True
-    for area in _areas():
+    for area in (list(spec.areas) if spec is not None else _areas()):
         config.addinivalue_line("markers", f"canasta_{area}: Canasta scenarios of rule area {area!r}")
 
 
@@ -551,7 +552,7 @@ class ScenarioFile(pytest.File):
         from ..running.scenario_cache import load_cached
 
         state: CanastaState = self.config.stash[_SESSION_KEY]
-        _register_area_markers(self.config)
+        _register_area_markers(self.config, state.spec_or_none())  # the spec is loaded here anyway
         try:
             loaded = load_cached(self.path, state.spec)
             scenario = loaded.scenario
