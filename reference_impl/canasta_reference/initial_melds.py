@@ -23,14 +23,16 @@ def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
     """For a side without melds: the legal new melds of each rank of naturals (not threes)."""
     options = []
     choices = f.wild_choices(f.rules.meld_max_wilds)
+    counts = range(len(f.wilds_by_count(f.rules.meld_max_wilds)))  # how many wild cards a choice holds
     least = f.rules.meld_min_naturals
     for rank, cards in f.naturals.items():
         if rank == exclude or rank == "3" or len(cards) < least:
             continue
-        parts = [
-            f.part(rank, k, choice) for k in range(least, len(cards) + 1) for choice in choices
-            if group_is_legal(f, rank, k, choice[1])
-        ]
+        value = f.natural_value(rank)
+        parts: list[Part] = []
+        for k in range(least, len(cards) + 1):
+            legal = [group_is_legal(f, rank, k, n) for n in counts]  # (the rules read how many cards, not which)
+            parts += [Part(rank, k, wilds, n, k * value + wild_value) for wilds, n, wild_value in choices if legal[n]]
         if parts:
             options.append(parts)
     return options
