@@ -89,6 +89,12 @@ def all_but_one(f: Facts, top: Part | None, rest: int = 0) -> Iterable[tuple[Par
         # two groups or more from three cards or more: the smallest leaves two cards or more when
         # laid first, which any legal group may (the "splittable" test below)
         return ()
+    if f.melded and top is None and (f.hand_size < 2 or (
+        f.hand_size == 2 and cards_left_allowed(f, 1, f.canastas, False, False) and cards_left_allowed(f, 1, f.canastas, False, False, True)
+    )):
+        # one card is one group; two cards in two groups: either laid first leaves one card, which
+        # the side may keep (it needs no more canastas for it), so the other group can go later
+        return ()
     return _all_but_one(f, top, rest, threes_wait)
 
 
