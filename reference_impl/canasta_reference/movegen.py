@@ -212,7 +212,8 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     For a side that has melded, a rank's melds depend only on the rank's naturals in hand, its
     meld (size, wild cards, closed), the hand's wild cards and whether the wild-card meld is open,
     as long as every meld leaves the player two cards or more: those lists are kept in a table
-    (the same ranks come back position after position)."""
+    (the same ranks come back position after position). For a side without melds, the same holds
+    with the side's minimum in place of the meld."""
     by_count = f.wilds_by_count(f.rules.meld_max_wilds)
     wild_counts = range(len(by_count))  # how many wild cards one group can hold
     melds = f.melds
@@ -224,11 +225,12 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     if f.wild_key:
         ranks += [rank for rank in melds if rank not in naturals and rank != WILD_MELD]
     out: list[Meld] = []
+    tables = _rank_table(f)
+    roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
+    closed = f.closed
     if f.melded:
-        table, shapes, _ = _rank_table(f)
-        roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
+        table, shapes = tables.melds, tables.groups
         wild_key = bool(f.wild_key)
-        closed = f.closed
         for rank in ranks:
             cards = naturals.get(rank, ())
             if len(cards) >= roomy:
@@ -246,16 +248,40 @@ def one_rank_melds(f: Facts) -> list[Meld]:
                 listed = bounded(table)[key] = tuple(_spelled(f, cards, group) for group in groups)
             out += listed
         return out
+    initial = tables.initial  # (a side without melds: no meld to key; its minimum instead)
     for rank in ranks:
-        out += _rank_melds(f, rank, naturals.get(rank, ()), by_count, wild_counts)
+        cards = naturals.get(rank, ())
+        if len(cards) >= roomy:
+            out += _rank_melds(f, rank, cards, by_count, wild_counts)
+            continue
+        start = (rank, tuple(cards), f.minimum, rank in closed)
+        listed = initial.get(start)
+        if listed is None:
+            listed = bounded(initial)[start] = tuple(_rank_melds(f, rank, cards, by_count, wild_counts))
+        out += listed
     return out
 
 
-#: a rank's one-rank melds by (rank, its naturals in hand, its meld: size, wild cards, closed); the
-#: groups they lay by the same with the naturals counted (RankGroup: naturals, wild cards, tag); and
-#: the takes of the pile by (the top card's rank, the same, the pile frozen against the side)
 RankGroup = tuple[int, tuple[Card, ...], str | None]
-RankTables = tuple[dict[object, tuple[Meld, ...]], dict[object, tuple[RankGroup, ...]], dict[object, tuple[TakePile, ...]]]
+
+
+class RankTables:
+    """What the listing keeps for one variant, one set of wild cards in hand and one state of the
+    side's wild-card meld (see one_rank_melds and _takes)."""
+
+    __slots__ = ("groups", "initial", "melds", "takes")
+
+    def __init__(self) -> None:
+        #: a side's one-rank melds by (rank, its naturals in hand, its meld: size, wild cards, closed)
+        self.melds: dict[object, tuple[Meld, ...]] = {}
+        #: the groups they lay (naturals, wild cards, tag) by the same with the naturals counted
+        self.groups: dict[object, tuple[RankGroup, ...]] = {}
+        #: a side's takes by (the top card's rank, its naturals in hand, its meld, closed, frozen)
+        self.takes: dict[object, tuple[TakePile, ...]] = {}
+        #: the one-rank melds of a side without melds by (rank, its naturals, the minimum, closed)
+        self.initial: dict[object, tuple[Meld, ...]] = {}
+
+
 _RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, RankTables]] = memo.table()
 
 
@@ -266,7 +292,7 @@ def _rank_table(f: Facts) -> RankTables:
     key = (id(f.rules), f.wild_key, f.wild_meld_open)
     entry = _RANK_TABLES.get(key)
     if entry is None or entry[0] is not f.rules:
-        entry = bounded(_RANK_TABLES)[key] = (f.rules, ({}, {}, {}))
+        entry = bounded(_RANK_TABLES)[key] = (f.rules, RankTables())
     return entry[1]
 
 
@@ -373,7 +399,7 @@ def _takes(f: Facts) -> Iterable[TakePile]:
     if f.hand_size - len(naturals) - (len(by_count) - 1) + rest < 2:
         return list(_melded_takes(f, rank, naturals, by_count, frozen, rest))
     key = _take_key(rules, rank, tuple(naturals), f.melds.get(rank), bool(f.wild_key), rank in f.closed, frozen)
-    table = _rank_table(f)[2]
+    table = _rank_table(f).takes
     listed = table.get(key)
     if listed is None:
         listed = bounded(table)[key] = tuple(_melded_takes(f, rank, naturals, by_count, frozen, rest))
@@ -436,7 +462,7 @@ def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
     size = rules.canasta_min_cards
     closed = rules.meld_closed_rank_after_canasta and any(len(side_melds.get(rank, ())) >= size for side_melds in state.melds)
     key = _take_key(rules, rank, naturals, melds.get(rank), bool(wild_key), closed, is_frozen_for(state, side))
-    return entry[1][2].get(key)
+    return entry[1].takes.get(key)
 
 
 def _melded_takes(f: Facts, rank: str, naturals: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],
