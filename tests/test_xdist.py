@@ -1,10 +1,12 @@
 """The same run in-process and under pytest-xdist (``-n 2``): the same items, outcomes, failure
-reports, JUnit XML, JSON report and known failures; and the packing of a worker's reports."""
+reports, JUnit XML, JSON report and known failures; and what the plugin changes in xdist's
+transport (a worker's reports packed, a test's events sent as one message)."""
 
 from __future__ import annotations
 
 import copy
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 
 from canasta_conformance.contract.paths import scenarios_dir
+from canasta_conformance.pytest_plugin.xdist_transport import BATCH_EVENT, BATCHING_KEY, HeldEvents, receive_batches
 from canasta_conformance.running.collector import PACKED_KEY, pack_report_data, unpack_report_data
 from example_scenario import EXAMPLE
 
@@ -126,3 +129,47 @@ def test_k_and_x_select_and_stop_under_xdist(tmp_path):
     assert shown and all("::pile-black-three" in line or "::only-a-rejection-" in line for line in shown)
     failed = [line for line in shown if " FAILED " in line]
     assert 1 <= len(failed) <= 2 < len([i for i in ids if i.startswith("pile-black-three")])  # each worker stops at its first failure
+
+
+def test_a_worker_holds_a_tests_events_and_sends_them_with_its_end_as_one_message():
+    sent: list[tuple[str, dict[str, Any]]] = []
+    send = HeldEvents(lambda name, **kwargs: sent.append((name, kwargs)))
+    send("workerready", workerinfo={"a": 1})  # not a test's event: sent at once
+    send("logstart", nodeid="a.yaml::a", location=("a.yaml", 0, "scenario a"))
+    send("testreport", data={"when": "setup", "outcome": "passed"})
+    assert [name for name, _ in sent] == ["workerready"]  # held while the test runs
+    send("testreport", data={"when": "call", "outcome": "failed"})
+    send("logfinish", nodeid="a.yaml::a", location=("a.yaml", 0, "scenario a"))
+    send("runtest_protocol_complete", item_index=0, duration=0.5)
+    assert [name for name, _ in sent] == ["workerready", BATCH_EVENT]
+    send("logstart", nodeid="b.yaml::b", location=("b.yaml", 0, "scenario b"))
+    send("logwarning", message="careful", code="W1", nodeid="b.yaml::b")  # sends what is held first
+    assert [name for name, _ in sent][2:] == [BATCH_EVENT, "logwarning"]
+
+    class Node:  # what the controller's side of xdist gives: one event at a time
+        def __init__(self) -> None:
+            self.workerinput: dict[str, Any] = {}
+            self.received: list[Any] = []
+
+        def process_from_remote(self, eventcall: Any) -> None:
+            self.received.append(eventcall)
+
+    node = Node()
+    receive_batches(node)
+    assert node.workerinput[BATCHING_KEY] == marshal.version
+    for name, kwargs in sent:
+        node.process_from_remote((name, kwargs))
+    assert [event[0] for event in node.received] == [
+        "workerready", "logstart", "testreport", "testreport", "logfinish", "runtest_protocol_complete", "logstart", "logwarning",
+    ]
+    assert node.received[1] == ("logstart", {"nodeid": "a.yaml::a", "location": ("a.yaml", 0, "scenario a")})
+    assert node.received[3] == ("testreport", {"data": {"when": "call", "outcome": "failed"}})
+
+
+def test_events_that_are_not_plain_data_are_sent_one_by_one():
+    sent: list[str] = []
+    send = HeldEvents(lambda name, **kwargs: sent.append(name))
+    send("logstart", nodeid="a", location=("a", 0, "a"))
+    send("testreport", data={"odd": object()})
+    send("runtest_protocol_complete", item_index=0, duration=0.1)
+    assert sent == ["logstart", "testreport", "runtest_protocol_complete"]

@@ -358,6 +358,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(heap.restore)
     _apply_ini(config)
     state = config.stash[_SESSION_KEY] = CanastaState(config)
+    if hasattr(config, "workerinput"):  # an xdist worker: one message a test, if the controller asked
+        from .xdist_transport import hold_worker_events
+
+        hold_worker_events(config)
     if not hasattr(config, "workerinput"):  # the process that reports: serial, or the xdist controller
         collector = config.stash[_COLLECTOR_KEY] = ResultCollector(config, state.report_header)
         config.pluginmanager.register(collector, "canasta-results")
@@ -500,10 +504,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """(xdist controller) Ask each worker to send its reports packed (``collector.pack_report_data``)."""
+    """(xdist controller) Ask each worker to send its reports packed (``collector.pack_report_data``)
+    and a test's events as one message (``xdist_transport``)."""
     import marshal
 
+    from .xdist_transport import receive_batches
+
     node.workerinput[PACKING_KEY] = marshal.version
+    receive_batches(node)
 
 
 @pytest.hookimpl(wrapper=True)

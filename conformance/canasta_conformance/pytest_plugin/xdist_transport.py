@@ -1,0 +1,104 @@
+"""What crosses from an xdist worker to the controller, made cheap for thousands of fast tests.
+
+pytest-xdist sends six messages through execnet for every test a worker runs (its start, three
+reports, its finish, the scheduler's "complete"), each encoded item by item in Python, written to
+the pipe and decoded by the controller's receiver thread: for a scenario that runs in about a
+millisecond this costs more than running it (benchmarks/README.md). The plugin makes two changes,
+both agreed through ``workerinput`` (a worker changes nothing unless its controller asked, and
+the controller asks only when it can read the result):
+
+- **one message a test**: the worker holds a test's start, reports and finish and sends them with
+  its "complete" as one message, :data:`BATCH_EVENT`, whose events are one ``marshal`` blob; the
+  controller hands each event, in order, to xdist as if it had come alone. Any other event (a
+  warning, the end of the run) first sends what is held, so the order never changes. A test is
+  never held past its end: the controller sees its reports when it finishes rather than as it
+  runs, which for a test that crashes its worker loses only what xdist reports by itself (the
+  test that was running, from its schedule).
+- **reports as one blob**: a report's serialized data is ``marshal``-ed
+  (:func:`~..running.collector.pack_report_data`), for reports that still travel alone.
+
+``marshal`` carries exactly the plain types execnet carries (tuples stay tuples) and refuses any
+other; whatever it refuses is sent as xdist sends it.
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Callable
+from typing import Any
+
+#: the ``workerinput`` key by which the controller asks a worker for one message a test (its value:
+#: the controller's marshal format version)
+BATCHING_KEY = "canasta_batch_events"
+#: the event carrying a test's events as one marshal blob
+BATCH_EVENT = "canasta_events"
+#: the events a worker holds until the test's "complete" (xdist's names)
+HELD = frozenset({"logstart", "logfinish", "testreport"})
+COMPLETE = "runtest_protocol_complete"
+
+SendEvent = Callable[..., None]
+
+
+class HeldEvents:
+    """(worker) Stands in for xdist's ``WorkerInteractor.sendevent``: holds a test's events and sends
+    them with its "complete" as one :data:`BATCH_EVENT`."""
+
+    def __init__(self, send: SendEvent) -> None:
+        self._send = send
+        self._held: list[tuple[str, dict[str, Any]]] = []
+
+    def __call__(self, name: str, **kwargs: Any) -> None:
+        if name in HELD:
+            self._held.append((name, kwargs))
+            return
+        if name == COMPLETE:
+            self._held.append((name, kwargs))
+            self.flush()
+            return
+        self.flush()
+        self._send(name, **kwargs)
+
+    def flush(self) -> None:
+        held, self._held = self._held, []
+        if not held:
+            return
+        try:
+            blob = marshal.dumps(held)
+        except ValueError:  # not plain data: each event as xdist sends it (execnet says what it cannot carry)
+            for name, kwargs in held:
+                self._send(name, **kwargs)
+            return
+        self._send(BATCH_EVENT, events=blob)
+
+
+def hold_worker_events(config: Any) -> bool:
+    """(worker) If the controller asked for it, route xdist's events through :class:`HeldEvents`;
+    True if done."""
+    workerinput = getattr(config, "workerinput", None)
+    if not isinstance(workerinput, dict) or workerinput.get(BATCHING_KEY) != marshal.version:
+        return False
+    for plugin in config.pluginmanager.get_plugins():
+        send = getattr(plugin, "sendevent", None)
+        if type(plugin).__name__ == "WorkerInteractor" and callable(send) and not isinstance(send, HeldEvents):
+            plugin.sendevent = HeldEvents(send)
+            return True
+    return False
+
+
+def receive_batches(node: Any) -> None:
+    """(controller) Before xdist starts a worker: unpack the worker's :data:`BATCH_EVENT` messages
+    into the events xdist knows, and ask the worker to send them (only if this xdist receives
+    through ``process_from_remote``, as pytest-xdist 3 does)."""
+    receive = getattr(node, "process_from_remote", None)
+    if not callable(receive) or not isinstance(getattr(node, "workerinput", None), dict):
+        return
+
+    def process_from_remote(eventcall: Any) -> None:
+        if isinstance(eventcall, tuple) and len(eventcall) == 2 and eventcall[0] == BATCH_EVENT:
+            for event in marshal.loads(eventcall[1]["events"]):
+                receive(event)
+            return
+        receive(eventcall)
+
+    node.process_from_remote = process_from_remote
+    node.workerinput[BATCHING_KEY] = marshal.version
