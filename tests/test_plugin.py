@@ -159,6 +159,30 @@ def test_a_run_stopped_during_collection_turns_the_garbage_collector_back_on(pyt
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
+def test_a_scenario_item_has_the_location_pytest_computes(pytester):
+    scenario(pytester, "located-one")
+    items, _ = pytester.inline_genitems()
+    (item,) = items
+    computed = pytest.Item.location.func(item)  # type: ignore[attr-defined]  # pytest's own
+    assert item.location == computed == ("scenarios/pile/located-one.yaml", 0, "scenario located-one")
+
+
+def test_a_conftest_collected_after_a_scenario_does_not_hook_into_its_run(pytester):
+    # "scenarios" is collected before "zz", whose conftest then loads: its hooks are for zz only
+    scenario(pytester, "early-one")
+    (pytester.path / "zz").mkdir()
+    (pytester.path / "zz" / "conftest.py").write_text(
+        "from pathlib import Path\n"
+        "def pytest_runtest_setup(item):\n"
+        "    with Path(str(item.config.rootpath), 'zz-hooks.txt').open('a') as out:\n"
+        "        out.write(item.nodeid + '\\n')\n"
+    )
+    (pytester.path / "zz" / "test_late.py").write_text("def test_late():\n    pass\n")
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    assert (pytester.path / "zz-hooks.txt").read_text().splitlines() == ["zz/test_late.py::test_late"]
+
+
 def test_canasta_option_adds_the_installed_corpus(pytester):
     result = pytester.runpytest("--canasta", "-q", "-k", "pile-wild-top-blocks-take")
     result.assert_outcomes(passed=1, deselected=len(scenario_files(scenarios_dir())) - 1)

@@ -12,7 +12,7 @@ import shlex
 import shutil
 import sys
 import time
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -422,6 +422,8 @@ class _Heap:
 
 
 _HEAP_KEY = pytest.StashKey[_Heap]()
+#: set on the session when its collection has finished
+_COLLECTED_KEY = pytest.StashKey[bool]()
 
 
 def _register_area_markers(config: pytest.Config, spec: Spec | None = None) -> None:
@@ -486,6 +488,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """In quiet runs pytest hides the header: still say which engine and spec are tested."""
     config = session.config
     config.stash[_HEAP_KEY].resume()
+    session.stash[_COLLECTED_KEY] = True
     scenarios = sum(isinstance(item, ScenarioItem) for item in session.items)
     state: CanastaState = config.stash[_SESSION_KEY]
     if scenarios and not state.engine_cmd:
@@ -620,6 +623,30 @@ class ScenarioItem(pytest.Item):
         self.scenario = scenario
         self.tier = Tier("core")
         self.known_failure: str | None = None  # the reason the known-failures file gives
+        self._hook_relay: Any = None
+
+    @property
+    def ihook(self) -> Any:
+        """pytest's hook relay for this item's file (the hooks of the conftest files that apply to
+        it), asked of the session once the run has begun instead of at each of the dozen hook calls
+        of an item's run (each a path look-up): no conftest file is loaded after collection."""
+        relay = self._hook_relay
+        if relay is None:
+            relay = super().ihook
+            if self.session.stash.get(_COLLECTED_KEY, False):
+                self._hook_relay = relay
+        return relay
+
+    @cached_property
+    def location(self) -> tuple[str, int | None, str]:
+        """pytest's location of the item: the file relative to the root directory, as pytest
+        gives it; for a file below the root directory (the usual case) without pytest's path
+        arithmetic (several Path objects an item)."""
+        path, line, description = self.reportinfo()
+        text, root = str(path), str(self.config.rootpath)
+        if text.startswith(root + os.sep) and os.path.normpath(text) == text:
+            return (text[len(root) + 1:], line, description)
+        return super().location
 
     def runtest(self) -> None:
         from ..contract.engine_protocol import EngineLoadError
