@@ -80,9 +80,20 @@ class _Hand:
             if counted:
                 self.card_value[rank] = rules.value(card)
         self.wilds = sum(self.wild_kinds.values())
-        #: the side's melds of one rank, and each as (cards, wild cards)
-        self.melds = {key: cards for key, cards in state.melds[state.side].items() if not is_sequence_key(key)}
-        self.side = {rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards)))) for rank, cards in self.melds.items()}
+        #: the side's melds of one rank
+        self.melds = state.melds[state.side]
+        if rules.meld_sequences:
+            self.melds = {key: cards for key, cards in self.melds.items() if not is_sequence_key(key)}
+        self._wild = wild
+        self._side: dict[str, tuple[int, int]] | None = None
+
+    @property
+    def side(self) -> dict[str, tuple[int, int]]:
+        """The side's melds of one rank, each as (cards, wild cards) (read once, when needed)."""
+        if self._side is None:
+            wild = self._wild
+            self._side = {rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards)))) for rank, cards in self.melds.items()}
+        return self._side
 
 
     def unplaceable(self, rules: VariantRules) -> int:
