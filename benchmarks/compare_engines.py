@@ -1,6 +1,6 @@
 """Two versions of the reference engine compared in one process, in alternating batches of hands.
 
-    python benchmarks/compare_engines.py BEFORE_DIR AFTER_DIR [--variant classic] [--batches 16] [--hands 5] [--json]
+    python benchmarks/compare_engines.py BEFORE_DIR AFTER_DIR [--variant classic] [--batches 16] [--hands 5] [--repeats 1] [--json]
 
 BEFORE_DIR and AFTER_DIR are copies of the ``canasta_reference`` package (for example
 ``git archive <commit> reference_impl | tar -x -C /tmp/before`` gives
@@ -10,7 +10,9 @@ batches of self-play hands (fresh shuffled deals, a uniformly random element of
 engines in turn, A B A B ..., the same deals for both. Each engine's figure is its applied actions
 per CPU second of the process over all its batches. On a shared machine, the load changes from
 minute to minute: engines measured in the same seconds, in one process, compare far better than
-two runs of selfplay_speed.py. The speedup is A's CPU time over B's (the same actions).
+two runs of selfplay_speed.py. The speedup is A's CPU time over B's (the same actions). With
+``--repeats N`` each batch is played N times by each engine (A B A B ...) and each engine's fastest
+time of the batch is kept: on a machine shared with other jobs, the slower runs measure the load.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ def main() -> None:
     parser.add_argument("--variant", default="classic")
     parser.add_argument("--batches", type=int, default=16)
     parser.add_argument("--hands", type=int, default=5, help="hands per batch")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="play each batch this many times with each engine, alternately, and keep each engine's fastest "
+                             "(on a loaded machine the slow runs are the load's, not the engine's)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="canasta-engines-"))
@@ -73,12 +78,15 @@ def main() -> None:
         actions = [0, 0]
         ratios = []
         for batch in range(args.batches):
-            seconds = []
-            for i, engine_class in enumerate(engines):
-                spent, applied = play(engine_class, args.variant, args.hands, batch)
-                cpu[i] += spent
-                actions[i] += applied
-                seconds.append(spent)
+            seconds = [float("inf"), float("inf")]
+            played = [0, 0]
+            for _ in range(args.repeats):
+                for i, engine_class in enumerate(engines):
+                    spent, played[i] = play(engine_class, args.variant, args.hands, batch)
+                    seconds[i] = min(seconds[i], spent)
+            for i in range(2):
+                cpu[i] += seconds[i]
+                actions[i] += played[i]
             ratios.append(seconds[0] / seconds[1])
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -86,7 +94,9 @@ def main() -> None:
         raise SystemExit(f"the two engines played different games ({actions[0]} and {actions[1]} actions): their lists differ")
     method = (
         f"in-process A/B, {args.variant}: {args.batches} batches of {args.hands} self-play hands (fresh shuffled deals, uniformly "
-        f"random listed actions), played by the two engines in turn with the same deals; actions per CPU second of the process"
+        f"random listed actions), played by the two engines in turn with the same deals"
+        f"{f', each batch {args.repeats} times by each engine alternately, its fastest kept' if args.repeats > 1 else ''}; "
+        f"actions per CPU second of the process"
     )
     result: dict[str, Any] = {
         "benchmark": "compare_engines", "method": method, "variant": args.variant, "actions": actions[0],
