@@ -184,7 +184,8 @@ def hand_may_take(state: HandState) -> bool:
     cards of the hand are counted only as far as the answer needs them."""
     rules = state.rules
     rank = state.pile[-1].rank
-    side_melds = state.melds[state.side]
+    side = state.side_of(state.turn)
+    side_melds = state.melds[side]
     get = state.hands[state.turn].get
     naturals = 0
     for c in CARDS_OF_RANK[rank]:
@@ -194,7 +195,7 @@ def hand_may_take(state: HandState) -> bool:
     pair = min(naturals, 2)
     if take_cards_allowed(rules, side_melds, rank, pair, 0, True) and take_cards_allowed(rules, side_melds, rank, pair, 0, False):
         return True  # the hand's naturals take the top card, frozen or not
-    frozen = is_frozen_for(state, state.side)
+    frozen = is_frozen_for(state, side)
     if take_cards_allowed(rules, side_melds, rank, 0, 0, frozen):
         return True  # nothing from the hand (the top card joins a meld of the side)
     if not naturals:
