@@ -86,6 +86,9 @@ def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int
     return table
 
 
+#: the choices of a hand without wild cards: none but the empty one
+_NO_WILDS: WildTable = ([((), 0, 0)], [[((), 0, ())]])
+
 
 _VARIANT_FACTS: dict[int, tuple[VariantRules, tuple[int, bool, bool]]] = memo.table()
 
@@ -164,7 +167,7 @@ class Facts:
             self.wild_avail = tuple(map(len, self.wild_kinds))
             self.no_wilds = (0,) * len(self.wild_kinds)
             self.wilds_first = not self.naturals or _RANK_ORDER[[*wild_cards][-1]] < _RANK_ORDER[next(iter(self.naturals))]
-        self._tables: dict[int, WildTable] = {}  # the wild-card choices by cap (see _wild_table)
+            self._tables: dict[int, WildTable] = {}  # the wild-card choices by cap (see _wild_table)
         # Modern American (each fact is empty or false where the variant lacks the rule)
         size = rules.canasta_min_cards
         self.max_cards, self.wild_places_ruled, initial_ruled = _variant_facts(rules)
@@ -211,6 +214,8 @@ class Facts:
         return self._canastas
 
     def _table(self, cap: int) -> WildTable:
+        if not self.wild_key:
+            return _NO_WILDS  # (whatever the cap)
         table = self._tables.get(cap)
         if table is None:
             table = self._tables[cap] = _wild_table(self.wild_kinds, self.wild_values, cap, self.wild_key)
