@@ -182,6 +182,8 @@ def meld_actions(f: Facts) -> list[Meld]:
 def special_hands(f: Facts) -> list[SpecialHand]:
     """modern.special-hand.*: each special hand the hand makes without one of its cards, that card
     being the discard, while the side has not melded."""
+    if not f.rules.special_hands_enabled:
+        return []
     kinds = f.rules.special_hands
     if not kinds or f.melded or f.hand_size != special_hand_size(f.rules) + 1:
         return []
