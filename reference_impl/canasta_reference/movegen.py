@@ -223,9 +223,9 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     # (a rank without a meld of the side needs meld_min_naturals naturals; a meld of the side with
     # no natural in hand takes wild cards alone, so only when the hand holds some)
     min_naturals = f.rules.meld_min_naturals
-    ranks = [rank for rank, cards in naturals.items() if len(cards) >= min_naturals or rank in melds]
+    ranks: list[tuple[str, Sequence[Card]]] = [(rank, cards) for rank, cards in naturals.items() if len(cards) >= min_naturals or rank in melds]
     if f.wild_key:
-        ranks += [rank for rank in melds if rank not in naturals and rank != WILD_MELD]
+        ranks += [(rank, ()) for rank in melds if rank not in naturals and rank != WILD_MELD]
     out: list[Meld] = []
     tables = _rank_table(f)
     roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
@@ -233,8 +233,7 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     if f.melded:
         table, shapes = tables.melds, tables.groups
         wild_key = bool(f.wild_key)
-        for rank in ranks:
-            cards = naturals.get(rank, ())
+        for rank, cards in ranks:
             if len(cards) >= roomy:
                 out += _rank_melds(f, rank, cards, by_count, wild_counts)
                 continue
@@ -251,8 +250,7 @@ def one_rank_melds(f: Facts) -> list[Meld]:
             out += listed
         return out
     initial = tables.initial  # (a side without melds: no meld to key; its minimum instead)
-    for rank in ranks:
-        cards = naturals.get(rank, ())
+    for rank, cards in ranks:
         if len(cards) >= roomy:
             out += _rank_melds(f, rank, cards, by_count, wild_counts)
             continue
