@@ -177,6 +177,9 @@ def take_cards_allowed(
     return rank in side_melds and "add_to_meld" in ways
 
 
+_NONE = (0,) * max(map(len, CARDS_OF_RANK.values()))  # (a count of none for each card of a rank, for Counter.get)
+
+
 def hand_may_take(state: HandState) -> bool:
     """take_cards_allowed for the most the hand allows (a natural pair, a natural and a wild card,
     or nothing from the hand): whether the hand holds the cards of some way of taking the top card
@@ -187,9 +190,7 @@ def hand_may_take(state: HandState) -> bool:
     side = state.side_of(state.turn)
     side_melds = state.melds[side]
     get = state.hands[state.turn].get
-    naturals = 0
-    for c in CARDS_OF_RANK[rank]:
-        naturals += get(c, 0)
+    naturals = sum(map(get, CARDS_OF_RANK[rank], _NONE))
     if not naturals and rank not in side_melds:
         return False  # every way needs a natural of the rank from the hand or a meld of the rank
     pair = min(naturals, 2)
@@ -202,10 +203,7 @@ def hand_may_take(state: HandState) -> bool:
         return False  # with no natural of the rank, every way needs what (0, 0) needed
     if take_cards_allowed(rules, side_melds, rank, pair, 0, frozen):
         return True
-    wilds = 0
-    for wild in rules.cards_wild_ranks:
-        for c in CARDS_OF_RANK[wild]:
-            wilds += get(c, 0)
+    wilds = sum(sum(map(get, CARDS_OF_RANK[wild], _NONE)) for wild in rules.cards_wild_ranks)
     return take_cards_allowed(rules, side_melds, rank, 1, min(wilds, rules.meld_max_wilds, 1), frozen)
 
 
