@@ -231,7 +231,7 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
     closed = f.closed
     if f.melded:
-        table, shapes = tables.melds, tables.groups
+        table = tables.melds
         wild_key = bool(f.wild_key)
         for rank, cards in ranks:
             if len(cards) >= roomy:
@@ -241,12 +241,14 @@ def one_rank_melds(f: Facts) -> list[Meld]:
             key = (rank, tuple(cards), -1 if existing is None else len(existing),
                    wild_key and existing is not None and _wilds_in(f.rules, existing), rank in closed)
             listed = table.get(key)
-            if listed is None:  # the same counts with other suits may have come: their groups, spelled with these cards
-                shape = (rank, len(cards), *key[2:])
-                groups = shapes.get(shape)
-                if groups is None:
-                    groups = bounded(shapes)[shape] = tuple(_rank_groups(f, rank, cards, by_count, wild_counts))
-                listed = bounded(table)[key] = tuple(_spelled(f, cards, group) for group in groups)
+            if listed is None:  # the same counts may have come with other cards: their groups, spelled with these
+                shape = (id(f.rules), rank, len(cards), *key[2:], len(by_count) - 1, f.wild_meld_open)
+                entry = _COUNTED.get(shape)
+                if entry is None or entry[0] is not f.rules:
+                    entry = bounded(_COUNTED)[shape] = (f.rules, tuple((k, n, tag) for k, n, tag, _, _ in _rank_counts(f, rank, cards, wild_counts)))
+                listed = bounded(table)[key] = tuple(
+                    _spelled(f, cards, (k, wilds, tag)) for k, n, tag in entry[1] for _, _, wilds in by_count[n]
+                )
             out += listed
         return out
     initial = tables.initial  # (a side without melds: no meld to key; its minimum instead)
@@ -269,13 +271,11 @@ class RankTables:
     """What the listing keeps for one variant, one set of wild cards in hand and one state of the
     side's wild-card meld (see one_rank_melds and _takes)."""
 
-    __slots__ = ("groups", "initial", "melds", "takes")
+    __slots__ = ("initial", "melds", "takes")
 
     def __init__(self) -> None:
         #: a side's one-rank melds by (rank, its naturals in hand, its meld: size, wild cards, closed)
         self.melds: dict[object, tuple[Meld, ...]] = {}
-        #: the groups they lay (naturals, wild cards, tag) by the same with the naturals counted
-        self.groups: dict[object, tuple[RankGroup, ...]] = {}
         #: a side's takes by (the top card's rank, its naturals in hand, its meld, closed, frozen)
         self.takes: dict[object, tuple[TakePile, ...]] = {}
         #: the one-rank melds of a side without melds by (rank, its naturals, the minimum, closed)
@@ -283,6 +283,10 @@ class RankTables:
 
 
 _RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, RankTables]] = memo.table()
+#: the (naturals, wild cards, tag) counts of a melded side's legal groups of one rank, by (variant,
+#: rank, how many naturals in hand, its meld: size, wild cards, closed; how many wild cards a group
+#: may take from the hand, the wild-card meld open): the rules read counts, never which cards
+_COUNTED: dict[tuple[object, ...], tuple[VariantRules, tuple[tuple[int, int, str | None], ...]]] = memo.table()
 
 
 def _rank_table(f: Facts) -> RankTables:
@@ -323,33 +327,40 @@ def _rank_groups(f: Facts, rank: str, cards: Sequence[Card], by_count: list[list
                  wild_counts: Sequence[int]) -> Iterator[RankGroup]:
     """The groups of the legal melds of one rank, as (how many of its naturals, the wild cards, the
     tag): the rules read only how many cards of each sort a group lays, never their suits."""
+    canastas = f.canastas
+    initial = not f.melded
+    value = f.natural_value(rank) if initial else 0  # (only the initial meld counts)
+    if initial:
+        best_wilds = max((value for _, _, value in f.wild_choices(f.rules.meld_max_wilds)), default=0)
+        if len(cards) * value + best_wilds < f.minimum and f.hand_size - len(cards) - sum(f.wild_avail) > 1:
+            return  # initial.table: this rank cannot reach the minimum, nor go out concealed
+    for k, n, tag, left, canasta in _rank_counts(f, rank, cards, wild_counts):
+        for _, wild_value, wilds in by_count[n]:
+            if initial and not reaches_minimum(f, k * value + wild_value) and not concealed_exception(
+                f, left, canastas + canasta, canasta
+            ):
+                continue  # (a side that has melded has no minimum to reach)
+            yield k, wilds, tag
+
+
+def _rank_counts(f: Facts, rank: str, cards: Sequence[Card], wild_counts: Sequence[int]) -> Iterator[tuple[int, int, str | None, int, bool]]:
+    """The legal groups of one rank by how many naturals and wild cards they lay (and their tag,
+    the cards they leave in hand, whether they complete a canasta), before the initial meld's count."""
     rules = f.rules
-    melds = f.melds
     hand_size = f.hand_size
     canastas = f.canastas
     initial = not f.melded
     open_after = f.wild_meld_open  # one group of a natural rank does not change the wild-card meld
-    value = f.natural_value(rank) if initial else 0  # (only the initial meld counts)
-    if initial:
-        best_wilds = max((value for _, _, value in f.wild_choices(rules.meld_max_wilds)), default=0)
-        if len(cards) * value + best_wilds < f.minimum and hand_size - len(cards) - sum(f.wild_avail) > 1:
-            return  # initial.table: this rank cannot reach the minimum, nor go out concealed
     counts = wild_counts[:1] if rank == "3" else wild_counts
-    for k in range(0 if rank in melds else rules.meld_min_naturals, len(cards) + 1):
+    for k in range(0 if rank in f.melds else rules.meld_min_naturals, len(cards) + 1):
         tag = rank if k == 0 else None
         for n in counts:
             if not group_is_legal(f, rank, k, n, initial):
                 continue
             left = hand_size - k - n
             canasta = completes_canasta(f, rank, k + n)
-            if not cards_left_allowed(f, left, canastas + canasta, rank == "3", left == 0, open_after):
-                continue
-            for _, wild_value, wilds in by_count[n]:
-                if initial and not reaches_minimum(f, k * value + wild_value) and not concealed_exception(
-                    f, left, canastas + canasta, canasta
-                ):
-                    continue  # (a side that has melded has no minimum to reach)
-                yield k, wilds, tag
+            if cards_left_allowed(f, left, canastas + canasta, rank == "3", left == 0, open_after):
+                yield k, n, tag, left, canasta
 
 
 def wild_meld_melds(f: Facts) -> Iterator[Meld]:
