@@ -13,7 +13,8 @@ one-line description of how it was measured:
   ``getrusage``) minus that of the same command over one scenario, divided by the number of
   further scenarios. ``cold``: an empty scenario cache; ``warm``: the cache the cold run left.
 - xdist: the corpus copied K times (ids renamed) to reach each size, wall and CPU time in-process
-  against ``-n 2`` (alternating), with the ratio of the wall times.
+  against ``-n 2`` (alternating), with the ratio of the wall times (and the same for the
+  ``--compare`` checkout, in the same rounds).
 - ``--project-suite``: the README's test command (``pytest -n 2`` in the checkout), wall time.
 
 On a shared machine compare the side-by-side ratios, not the absolute figures.
@@ -121,26 +122,37 @@ def cpu_per_scenario(runs: int, env: dict[str, str], work: Path, others: dict[st
     return figures
 
 
-def xdist_scaling(sizes: list[int], runs: int, env: dict[str, str], work: Path) -> list[dict[str, float]]:
+def xdist_scaling(
+    sizes: list[int], runs: int, env: dict[str, str], work: Path, compared: dict[str, str] | None = None,
+) -> list[dict[str, float]]:
     """Wall and CPU time (the pytest process and its workers) of ``-n 0`` and ``-n 2`` over the
-    corpus copied to each size, warm cache; the two commands alternate, run by run."""
+    corpus copied to each size, warm cache; the two commands alternate, run by run. With
+    ``compared`` (another checkout's environment), its ``-n 0`` and ``-n 2`` run in the same rounds."""
     corpus_size = len(list(CORPUS.rglob("*.yaml")))
     rows = []
     for size in sizes:
         folder = work / f"size-{size}"
         count = copy_corpus(folder, copies=-(-size // corpus_size), limit=size)
-        run_env = {**env, "CANASTA_CACHE_DIR": str(work / f"cache-size-{size}")}
-        run_pytest(folder, run_env, "-n", "0")  # fill the cache: both modes then read it
-        serial, parallel = [], []
+        checkouts = {"": env, **({"compared_": compared} if compared else {})}
+        times: dict[str, list[tuple[float, float]]] = {}
+        for prefix, checkout_env in checkouts.items():
+            run_env = {**checkout_env, "CANASTA_CACHE_DIR": str(work / f"cache-size-{size}{prefix}")}
+            checkouts[prefix] = run_env
+            run_pytest(folder, run_env, "-n", "0")  # fill the cache: both modes then read it
         for _ in range(runs):
-            serial.append(run_pytest(folder, run_env, "-n", "0"))
-            parallel.append(run_pytest(folder, run_env, "-n", "2"))
-        wall, cpu = statistics.median(w for w, _ in serial), statistics.median(c for _, c in serial)
-        n2_wall, n2_cpu = statistics.median(w for w, _ in parallel), statistics.median(c for _, c in parallel)
-        rows.append({
-            "scenarios": count, "in_process_s": wall, "in_process_cpu_s": cpu, "n2_s": n2_wall, "n2_cpu_s": n2_cpu,
-            "n2_over_in_process": n2_wall / wall,
-        })
+            for prefix, run_env in checkouts.items():
+                for mode in ("0", "2"):
+                    times.setdefault(f"{prefix}{mode}", []).append(run_pytest(folder, run_env, "-n", mode))
+        row: dict[str, float] = {"scenarios": count}
+        for prefix in checkouts:
+            serial, parallel = times[f"{prefix}0"], times[f"{prefix}2"]
+            wall, cpu = statistics.median(w for w, _ in serial), statistics.median(c for _, c in serial)
+            n2_wall, n2_cpu = statistics.median(w for w, _ in parallel), statistics.median(c for _, c in parallel)
+            row.update({
+                f"{prefix}in_process_s": wall, f"{prefix}in_process_cpu_s": cpu, f"{prefix}n2_s": n2_wall,
+                f"{prefix}n2_cpu_s": n2_cpu, f"{prefix}n2_over_in_process": n2_wall / wall,
+            })
+        rows.append(row)
     return rows
 
 
@@ -152,8 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--compare", metavar="CHECKOUT", default=None,
-        help="another checkout (e.g. `git worktree add /tmp/before <commit>`): its CPU per scenario is measured in "
-        "the same rounds, alternating with this one's, on the same corpus",
+        help="another checkout (e.g. `git worktree add /tmp/before <commit>`): its CPU per scenario and its xdist "
+        "figures are measured in the same rounds, alternating with this one's, on the same corpus",
     )
     args = parser.parse_args(argv)
     env = environment()
@@ -179,12 +191,14 @@ def main(argv: list[str] | None = None) -> int:
         if sizes:
             print("method: wall and CPU time (user + system, workers included) of `pytest -n 0` and `pytest -n 2`, "
                   "alternating, over the corpus copied to each size, warm cache")
-            rows = xdist_scaling(sizes, args.runs, env, work)
+            rows = xdist_scaling(sizes, args.runs, env, work, others["compared"] if others else None)
             figures["xdist"] = rows
             for row in rows:
-                print(f"  {row['scenarios']:>6.0f} scenarios: in-process {row['in_process_s']:.2f} s wall "
-                      f"({row['in_process_cpu_s']:.2f} s CPU), -n 2 {row['n2_s']:.2f} s wall ({row['n2_cpu_s']:.2f} s CPU), "
-                      f"wall ratio {row['n2_over_in_process']:.2f}")
+                for prefix, label in (("", "this"), ("compared_", args.compare)):
+                    if f"{prefix}n2_s" in row:
+                        print(f"  {row['scenarios']:>6.0f} scenarios ({label}): in-process {row[f'{prefix}in_process_s']:.2f} s wall "
+                              f"({row[f'{prefix}in_process_cpu_s']:.2f} s CPU), -n 2 {row[f'{prefix}n2_s']:.2f} s wall "
+                              f"({row[f'{prefix}n2_cpu_s']:.2f} s CPU), wall ratio {row[f'{prefix}n2_over_in_process']:.2f}")
         shutil.rmtree(work, ignore_errors=True)
     if args.project_suite:
         print("method: wall time of the README's test command, `pytest -n 2`, in the checkout (one run)")
