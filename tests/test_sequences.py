@@ -85,6 +85,10 @@ def test_an_actions_touching_sequence_groups_compare_as_one_group():
     assert suit_class(Meld((run("4H 5H 6H"), run("7S")))) != suit_class(Meld((run("4H 5H 6H 7H"),)))
     # three pieces that join only through the middle one
     assert suit_class(Meld((run("4H"), run("8H 9H"), run("5H 6H 7H")))) == suit_class(Meld((run("4H 5H 6H 7H 8H 9H"),)))
+    # an illegal group an engine lists (a joker, two suits) is compared as it is, never joined
+    assert suit_class(Meld((run("4H 5H JK"),))) != suit_class(Meld((run("4H 5H"),)))
+    assert suit_class(Meld((run("JK 4H 5H"), run("6H")))) != suit_class(Meld((run("JK 4H 5H 6H"),)))
+    assert suit_class(Meld((run("4H 5S"), run("6H")))) != suit_class(Meld((run("4H 5S 6H"),)))
 
 
 # --- the engine -----------------------------------------------------------------------------------

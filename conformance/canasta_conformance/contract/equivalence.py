@@ -16,20 +16,30 @@ from typing import Any
 
 from .cards import Card
 from .model import Action, Answer, Discard, Meld, MeldGroup, NextHand, SpecialHand, TakePile
-from .sequences import span
+from .sequences import has_rank_order, span
 
 
 def joined_sequences(groups: Sequence[MeldGroup]) -> list[list[Card]]:
     """The cards of an action's sequence groups, the groups that touch joined: of one suit, with rank
-    spans that overlap or meet end to end (4H-5H-6H and 7H are one run; 4H-5H-6H and 8H are not)."""
-    runs = sorted((list(g.cards) for g in groups if g.sequence and g.cards), key=lambda run: (run[0].suit, span(run)))
+    spans that overlap or meet end to end (4H-5H-6H and 7H are one run; 4H-5H-6H and 8H are not).
+    A group that is no run of one suit (a joker in it, two suits: an illegal group an engine may
+    still list) joins none and stays as it is."""
+    runs: list[list[Card]] = []
+    apart: list[list[Card]] = []
+    for group in groups:
+        if group.sequence and group.cards:
+            (runs if _one_suit_in_rank_order(group.cards) else apart).append(list(group.cards))
     joined: list[list[Card]] = []
-    for run in runs:
+    for run in sorted(runs, key=lambda run: (run[0].suit, span(run))):
         if joined and joined[-1][0].suit == run[0].suit and span(run)[0] <= span(joined[-1])[1] + 1:
             joined[-1].extend(run)
         else:
             joined.append(run)
-    return joined
+    return joined + apart
+
+
+def _one_suit_in_rank_order(cards: Sequence[Card]) -> bool:
+    return len({c.suit for c in cards}) == 1 and all(has_rank_order(c.rank) for c in cards)
 
 
 def suit_class(action: Action) -> tuple[Any, ...]:

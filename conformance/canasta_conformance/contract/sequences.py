@@ -26,6 +26,11 @@ def rank_order(rank: str) -> int:
     return _ORDER[rank]
 
 
+def has_rank_order(rank: str) -> bool:
+    """Whether the rank has a place in a sequence's order (a joker has none)."""
+    return rank in _ORDER
+
+
 def is_sequence_key(key: str) -> bool:
     return key.startswith(SEQUENCE_PREFIX)
 
