@@ -244,7 +244,7 @@ class ReferenceEngine:
         plan = plan_melds(
             [*([MeldGroup(action.cards, top.rank)] if action.cards else []), *action.melds],
             rules, side_melds, _other_sides(state, side), extra=[(top.rank, top)],
-            initial=unmelded, closed_ranks=self._closed_ranks(state),
+            initial=unmelded, closed_ranks=state.closed_ranks(),
         )
         if unmelded:
             counted = count(plan.laid, rules) - (0 if rules.initial_meld_pile_top_counts else rules.value(top))
@@ -294,7 +294,7 @@ class ReferenceEngine:
         unmelded = not state.has_melded(side)
         plan = plan_melds(
             action.melds, rules, state.melds[side], _other_sides(state, side),
-            initial=unmelded, closed_ranks=self._closed_ranks(state),
+            initial=unmelded, closed_ranks=state.closed_ranks(),
         )
         cards_left = state.hand_size() - laid
         if unmelded:
@@ -546,14 +546,6 @@ class ReferenceEngine:
     def _canastas_after(self, state: HandState, plan: MeldPlan) -> int:
         melds = {**state.melds[state.side], **plan.result}
         return sum(1 for cards in melds.values() if len(cards) >= state.rules.canasta_min_cards)
-
-    @staticmethod
-    def _closed_ranks(state: HandState) -> frozenset[str]:
-        """Ranks in which some side has completed a canasta (modern.meld.closed-rank)."""
-        if not state.rules.meld_closed_rank_after_canasta:
-            return frozenset()
-        size = state.rules.canasta_min_cards
-        return frozenset(rank for melds in state.melds for rank, cards in melds.items() if len(cards) >= size)
 
     # --- state changes --------------------------------------------------------------------------------
     @staticmethod

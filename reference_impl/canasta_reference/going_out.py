@@ -86,6 +86,10 @@ class _Hand:
             self.melds = {key: cards for key, cards in self.melds.items() if not is_sequence_key(key)}
         self._wild = wild
         self._side: dict[str, tuple[int, int]] | None = None
+        #: ranks no card may join (modern.meld.closed-rank) and the most cards a meld holds
+        #: (modern.meld.max-seven; None: no limit)
+        self.closed = state.closed_ranks()
+        self.max_cards = rules.meld_max_cards
 
     @property
     def side(self) -> dict[str, tuple[int, int]]:
@@ -124,23 +128,23 @@ def _by_ranks(state: HandState, hand: _Hand, removed: dict[str, int], sequence_c
         return False  # out.requires-canasta: decided before any way of melding the hand is tried
     side = hand.side
     if red_threes:  # a red three is never melded: it can only be the discard
-        return red_threes == 1 and _fully_meldable(state, canastas_needed, naturals, wilds, value, side)
+        return red_threes == 1 and _fully_meldable(state, canastas_needed, naturals, wilds, value, hand)
     # A rank that cannot start a meld (too few naturals and no meld of the side) stays in the hand:
     # only the discard can take it, so two such ranks (or one with two cards) mean no.
-    stuck = [rank for rank, n in naturals.items() if rank not in side and (
-        n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards))]
+    stuck = [rank for rank, n in naturals.items() if rank in hand.closed or (rank not in side and (
+        n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards)))]
     if len(stuck) > 1:
         return False
-    if not stuck and not rules.going_out_final_discard == "required" and _fully_meldable(state, canastas_needed, naturals, wilds, value, side):
+    if not stuck and not rules.going_out_final_discard == "required" and _fully_meldable(state, canastas_needed, naturals, wilds, value, hand):
         return True
     for rank in stuck or naturals:
         n = naturals[rank]
         rest = {r: k for r, k in naturals.items() if r != rank}
         if n > 1:
             rest[rank] = n - 1
-        if _fully_meldable(state, canastas_needed, rest, wilds, value - card_value.get(rank, 0), side):
+        if _fully_meldable(state, canastas_needed, rest, wilds, value - card_value.get(rank, 0), hand):
             return True
-    return not stuck and any(_fully_meldable(state, canastas_needed, naturals, wilds - 1, value - card_value.get(rank, 0), side) for rank in wild_kinds)
+    return not stuck and any(_fully_meldable(state, canastas_needed, naturals, wilds - 1, value - card_value.get(rank, 0), hand) for rank in wild_kinds)
 
 
 def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: int, melds: dict[str, list[Card]]) -> int:
@@ -151,29 +155,29 @@ def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: in
     return sum(1 for rank in {*naturals, *melds} if len(melds.get(rank, ())) + naturals.get(rank, 0) + wilds >= size)
 
 
-def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, int], wilds: int, value: int, side: dict[str, tuple[int, int]]) -> bool:
+def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, int], wilds: int, value: int, hand: _Hand) -> bool:
     """Whether the naturals (by rank) and ``wilds`` wild cards, counting ``value``, can all be melded,
-    given the side's melds as (cards, wild cards) by rank, leaving the side ``canastas_needed`` canastas."""
+    given the side's melds (``hand.side``: cards, wild cards by rank) and the ranks closed to every
+    side, leaving the side ``canastas_needed`` canastas."""
     rules = state.rules
+    side, closed, max_cards = hand.side, hand.closed, hand.max_cards
     if not side and state.took_pile and value < state.initial_minimum():
         return False
     targets: list[_Target] = []
     for rank, n in naturals.items():
         size, ex_wilds = side.get(rank, (0, 0))
+        if rank in closed:
+            return False  # modern.meld.closed-rank: no card joins a closed rank
         if not size and (n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards)):
             return False
         need = 0 if size else max(0, rules.meld_min_cards - n)
-        cap = 0 if rank == "3" else rules.meld_max_wilds - ex_wilds
-        if rules.meld_wilds_not_more_than_naturals:
-            cap = min(cap, n + size - 2 * ex_wilds)
+        cap = _wild_room(rules, 0 if rank == "3" else rules.meld_max_wilds - ex_wilds, size + n, n + size - 2 * ex_wilds, max_cards)
         if need > cap:
             return False
         targets.append(_Target(size + n, need, cap))
     for rank, (size, ex_wilds) in side.items():
-        if rank not in naturals:
-            cap = rules.meld_max_wilds - ex_wilds
-            if rules.meld_wilds_not_more_than_naturals:
-                cap = min(cap, size - 2 * ex_wilds)
+        if rank not in naturals and rank not in closed:
+            cap = _wild_room(rules, rules.meld_max_wilds - ex_wilds, size, size - 2 * ex_wilds, max_cards)
             targets.append(_Target(size, 0, max(0, cap)))
     needed = sum(t.need for t in targets)
     if needed > wilds or wilds > sum(t.cap for t in targets):
@@ -194,6 +198,17 @@ def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, 
         spare -= cost
         canastas += 1
     return canastas >= canastas_needed
+
+
+def _wild_room(rules: VariantRules, cap: int, size: int, ratio_room: int, max_cards: int | None) -> int:
+    """How many wild cards a meld of ``size`` cards may still take: ``cap`` by meld.max-wilds, no
+    more than ``ratio_room`` by meld.wild-ratio, and none past modern.meld.max-seven (a meld
+    already past it takes no card: -1)."""
+    if rules.meld_wilds_not_more_than_naturals:
+        cap = min(cap, ratio_room)
+    if max_cards is not None:
+        cap = min(cap, max_cards - size)
+    return cap
 
 
 def sequence_layouts(state: HandState) -> Iterator[tuple[dict[str, int], int]]:

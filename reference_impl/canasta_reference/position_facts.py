@@ -172,7 +172,7 @@ class Facts:
         size = rules.canasta_min_cards
         self.max_cards, self.wild_places_ruled, initial_ruled = _variant_facts(rules)
         if rules.meld_closed_rank_after_canasta:
-            self.closed = frozenset(rank for melds in state.melds for rank, cards in melds.items() if len(cards) >= size)
+            self.closed = state.closed_ranks()
         wild_meld = self.melds.get(WILD_MELD)
         if wild_meld is not None:
             self.wild_meld_size = len(wild_meld)

@@ -149,6 +149,14 @@ class HandState:
     def canastas(self, side: int) -> int:
         return sum(1 for meld in self.melds[side].values() if len(meld) >= self.rules.canasta_min_cards)
 
+    def closed_ranks(self) -> frozenset[str]:
+        """Ranks in which some side has completed a canasta, where that closes them to every side
+        (modern.meld.closed-rank; none without meld.closed_rank_after_canasta)."""
+        if not self.rules.meld_closed_rank_after_canasta:
+            return frozenset()
+        size = self.rules.canasta_min_cards
+        return frozenset(rank for melds in self.melds for rank, cards in melds.items() if len(cards) >= size)
+
     def initial_meld_this_turn(self) -> bool:
         """The player to move made the side's initial meld in this turn (no seat of the side melded
         in an earlier turn, and the side's melds are the player's of this turn)."""
