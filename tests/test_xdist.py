@@ -166,6 +166,24 @@ def test_a_worker_holds_a_tests_events_and_sends_them_with_its_end_as_one_messag
     assert node.received[3] == ("testreport", {"data": {"when": "call", "outcome": "failed"}})
 
 
+def test_no_batching_is_asked_of_a_worker_whose_channel_is_already_open():
+    # an xdist that opened the channel (and bound its callback) before the hook would never call
+    # the replacement: the worker must then send its events as xdist expects them
+    class Node:
+        def __init__(self) -> None:
+            self.workerinput: dict[str, Any] = {}
+            self.channel = object()
+
+        def process_from_remote(self, eventcall: Any) -> None:
+            pass
+
+    node = Node()
+    original = node.process_from_remote
+    receive_batches(node)
+    assert BATCHING_KEY not in node.workerinput
+    assert node.process_from_remote == original
+
+
 def test_events_that_are_not_plain_data_are_sent_one_by_one():
     sent: list[str] = []
     send = HeldEvents(lambda name, **kwargs: sent.append(name))

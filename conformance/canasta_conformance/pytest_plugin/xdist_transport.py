@@ -17,8 +17,9 @@ the controller asks only when it can read the result):
 - **reports as one blob**: a report's serialized data is ``marshal``-ed
   (:func:`~..running.collector.pack_report_data`), for reports that still travel alone.
 
-``marshal`` carries exactly the plain types execnet carries (tuples stay tuples) and refuses any
-other; whatever it refuses is sent as xdist sends it.
+``marshal`` carries the plain types execnet carries (tuples stay tuples) and refuses objects of
+classes of their own; whatever it refuses is sent as xdist sends it. (It also carries a few types
+execnet does not, such as ``bytearray``, which an xdist report never holds.)
 """
 
 from __future__ import annotations
@@ -87,10 +88,12 @@ def hold_worker_events(config: Any) -> bool:
 
 def receive_batches(node: Any) -> None:
     """(controller) Before xdist starts a worker: unpack the worker's :data:`BATCH_EVENT` messages
-    into the events xdist knows, and ask the worker to send them (only if this xdist receives
-    through ``process_from_remote``, as pytest-xdist 3 does)."""
+    into the events xdist knows, and ask the worker to send them. Only where this xdist receives
+    through ``process_from_remote`` and has not yet opened the worker's channel (pytest-xdist 3
+    binds that method to the channel after this hook): an xdist that had bound it already would
+    never see the replacement, and a worker asked to batch would send events it cannot read."""
     receive = getattr(node, "process_from_remote", None)
-    if not callable(receive) or not isinstance(getattr(node, "workerinput", None), dict):
+    if not callable(receive) or not isinstance(getattr(node, "workerinput", None), dict) or hasattr(node, "channel"):
         return
 
     def process_from_remote(eventcall: Any) -> None:

@@ -71,8 +71,8 @@ def pack_report_data(data: dict[str, Any]) -> None:
     """Pack a serialized test report (``pytest_report_to_serializable``'s data) for the trip from an
     xdist worker to the controller, in place: the data becomes one ``marshal`` blob. execnet encodes
     a report's dicts, tuples and strings item by item in Python, about ten times the cost of one
-    blob (benchmarks/README.md); marshal carries exactly the plain types execnet does (tuples stay
-    tuples) and refuses any other, in which case the data is sent as it is.
+    blob (benchmarks/README.md); marshal carries the plain types execnet does (tuples stay tuples)
+    and refuses objects of classes of their own, in which case the data is sent as it is.
     :func:`unpack_report_data` restores it before the controller rebuilds the report."""
     try:
         blob = marshal.dumps(data)
