@@ -10,7 +10,7 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from canasta_conformance.contract.cards import Card, full_deck, sort_cards
+from canasta_conformance.contract.cards import Card, cards, full_deck, sort_cards
 from canasta_conformance.contract.engine_protocol import DealSetup
 from canasta_conformance.contract.model import (
     SPECIAL_HAND_KINDS,
@@ -327,3 +327,20 @@ def test_a_partner_yes_with_two_canastas_to_make_lists_the_going_out_meld():
     assert not engine.check(Discard(Card("9", "C"))).accepted
     assert engine.apply(going_out).accepted
     assert engine.observe().ended is not None and engine.observe().ended.reason == "went_out"
+
+
+def test_the_list_is_in_the_same_order_after_the_position_is_reloaded():
+    # a seeded driver picking by index must make the same choice in a live game and in the same
+    # position loaded from observe(): the side laid its nines, then its kings; the wild card's
+    # additions are listed in rank order either way
+    engine = ReferenceEngine(SPEC)
+    engine.load(Position.from_json({
+        "turn": 0, "phase": "play", "facts": {"melded_seats": [0]},
+        "hands": [["KS", "KS", "KH", "2C", "5H", "6D"], ["4C"], ["4D"], ["4H"]],
+        "melds": [[["9C", "9D", "9H"]], []], "pile": ["8S"], "stock": ["7C", "7D"],
+    }))
+    assert engine.apply(Meld((MeldGroup(tuple(cards("KS KS KH")), "K"),))).accepted
+    reloaded = ReferenceEngine(SPEC)
+    reloaded.load(engine.observe())
+    assert engine.legal_actions() == reloaded.legal_actions()
+    assert [a.melds[0].rank for a in engine.legal_actions() if isinstance(a, Meld)] == ["K", "9"]

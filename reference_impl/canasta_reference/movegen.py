@@ -96,7 +96,7 @@ from .move_rules import (
     take_cards_allowed,
 )
 from .pile import is_frozen_for
-from .position_facts import CANONICAL, CANONICAL_OF_RANK, SORT_KEY, Facts, Part, WildVector
+from .position_facts import CANONICAL, CANONICAL_OF_RANK, GROUP_ORDER, SORT_KEY, Facts, Part, WildVector
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
@@ -206,6 +206,11 @@ def special_hands(f: Facts) -> list[SpecialHand]:
     return out
 
 
+def _rank_place(key: str) -> int:
+    """A meld's place by rank (a sequence, which takes no wild card, after every rank)."""
+    return GROUP_ORDER.get(key, len(GROUP_ORDER))
+
+
 def one_rank_melds(f: Facts) -> list[Meld]:
     """Every legal meld of one rank: any number of its naturals with any wild cards by kind (or
     wild cards alone on a meld of the side). The rules depend on how many cards of each sort are
@@ -224,8 +229,8 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     # no natural in hand takes wild cards alone, so only when the hand holds some)
     min_naturals = f.rules.meld_min_naturals
     ranks: list[tuple[str, Sequence[Card]]] = [(rank, cards) for rank, cards in naturals.items() if len(cards) >= min_naturals or rank in melds]
-    if f.wild_key:
-        ranks += [(rank, ()) for rank in melds if rank not in naturals and rank != WILD_MELD]
+    if f.wild_key:  # in rank order, not the order the side laid its melds: a reloaded position lists alike
+        ranks += [(rank, ()) for rank in sorted(melds, key=_rank_place) if rank not in naturals and rank != WILD_MELD]
     out: list[Meld] = []
     tables = _rank_table(f)
     roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
