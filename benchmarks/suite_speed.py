@@ -1,6 +1,6 @@
 """The conformance suite's own speed: plugin import time, CPU per scenario, and when xdist pays.
 
-    python benchmarks/suite_speed.py [--runs 5] [--sizes 250,500,1000,2000] [--compare CHECKOUT] [--project-suite] [--json]
+    python benchmarks/suite_speed.py [--runs 5] [--sizes 250,500,1000,2000] [--compare CHECKOUT] [--project-suite] [--engine-cmd CMD] [--no-bytecode] [--json]
 
 Every figure is the median of --runs runs, each in a fresh process, and is printed after a
 one-line description of how it was measured:
@@ -14,8 +14,14 @@ one-line description of how it was measured:
   further scenarios. ``cold``: an empty scenario cache; ``warm``: the cache the cold run left.
 - xdist: the corpus copied K times (ids renamed) to reach each size, wall and CPU time in-process
   against ``-n 2`` (alternating), with the ratio of the wall times (and the same for the
-  ``--compare`` checkout, in the same rounds).
+  ``--compare`` checkout, in the same rounds). ``--engine-cmd CMD``: against the engine CMD serves
+  over the adapter protocol (a subprocess per worker, as an engine in another language is run),
+  instead of the reference engine in-process.
 - ``--project-suite``: the README's test command (``pytest -n 2`` in the checkout), wall time.
+- bytecode: the checkout's modules are byte-compiled first and Python's bytecode cache is on, as
+  for a harness installed with pip (which byte-compiles what it installs); ``--no-bytecode`` keeps
+  the environment's ``PYTHONDONTWRITEBYTECODE``, with which every process (three with ``-n 2``)
+  compiles the harness's modules again.
 
 On a shared machine compare the side-by-side ratios, not the absolute figures.
 """
@@ -45,12 +51,19 @@ IMPORT_CODE = (
 )
 
 
-def environment(root: Path = ROOT) -> dict[str, str]:
-    """The environment of a pytest run importing the harness and the engine of the checkout ``root``."""
+def environment(root: Path = ROOT, bytecode: bool = True) -> dict[str, str]:
+    """The environment of a pytest run importing the harness and the engine of the checkout ``root``.
+    ``bytecode``: the checkout's modules are byte-compiled ahead, as ``pip install`` does for an
+    installed harness, and Python's default bytecode cache is on; otherwise the environment's
+    setting is kept (``PYTHONDONTWRITEBYTECODE=1``, as in CI, has every process compile every
+    module of the harness again: about 0.3 s of CPU a process, which ``-n 2`` pays three times)."""
     env = dict(os.environ)
     paths = [str(root / "conformance"), str(root / "reference_impl")]
     env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.pop("PYTEST_ADDOPTS", None)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", *paths], env=env, capture_output=True, check=True)
     return env
 
 
@@ -124,10 +137,12 @@ def cpu_per_scenario(runs: int, env: dict[str, str], work: Path, others: dict[st
 
 def xdist_scaling(
     sizes: list[int], runs: int, env: dict[str, str], work: Path, compared: dict[str, str] | None = None,
+    engine_args: tuple[str, ...] = (),
 ) -> list[dict[str, float]]:
     """Wall and CPU time (the pytest process and its workers) of ``-n 0`` and ``-n 2`` over the
     corpus copied to each size, warm cache; the two commands alternate, run by run. With
-    ``compared`` (another checkout's environment), its ``-n 0`` and ``-n 2`` run in the same rounds."""
+    ``compared`` (another checkout's environment), its ``-n 0`` and ``-n 2`` run in the same rounds.
+    ``engine_args``: the engine's options of every run (none: the reference engine in-process)."""
     corpus_size = len(list(CORPUS.rglob("*.yaml")))
     rows = []
     for size in sizes:
@@ -138,11 +153,11 @@ def xdist_scaling(
         for prefix, checkout_env in checkouts.items():
             run_env = {**checkout_env, "CANASTA_CACHE_DIR": str(work / f"cache-size-{size}{prefix}")}
             checkouts[prefix] = run_env
-            run_pytest(folder, run_env, "-n", "0")  # fill the cache: both modes then read it
+            run_pytest(folder, run_env, "-n", "0", *engine_args)  # fill the cache: both modes then read it
         for _ in range(runs):
             for prefix, run_env in checkouts.items():
                 for mode in ("0", "2"):
-                    times.setdefault(f"{prefix}{mode}", []).append(run_pytest(folder, run_env, "-n", mode))
+                    times.setdefault(f"{prefix}{mode}", []).append(run_pytest(folder, run_env, "-n", mode, *engine_args))
         row: dict[str, float] = {"scenarios": count}
         for prefix in checkouts:
             serial, parallel = times[f"{prefix}0"], times[f"{prefix}2"]
@@ -163,23 +178,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project-suite", action="store_true", help="also time the README's test command")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
+        "--engine-cmd", metavar="CMD", default=None,
+        help="run the xdist comparison against the engine served by CMD over the adapter protocol (e.g. "
+        "\"python -m canasta_conformance serve\": the reference engine as a subprocess, as an engine in another "
+        "language is run) instead of the reference engine in-process",
+    )
+    parser.add_argument(
+        "--no-bytecode", action="store_true",
+        help="keep the environment's PYTHONDONTWRITEBYTECODE (every process then compiles the harness again); by "
+        "default the checkout's modules are byte-compiled first, as an installed harness is",
+    )
+    parser.add_argument(
         "--compare", metavar="CHECKOUT", default=None,
         help="another checkout (e.g. `git worktree add /tmp/before <commit>`): its CPU per scenario and its xdist "
         "figures are measured in the same rounds, alternating with this one's, on the same corpus",
     )
     args = parser.parse_args(argv)
-    env = environment()
+    bytecode = not args.no_bytecode
+    env = environment(bytecode=bytecode)
     figures: dict[str, object] = {
         "machine": f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
         f"load {os.getloadavg()[0]:.1f}",
     }
-    print("method: median of", args.runs, "fresh processes each; plugin import timed after `import pytest`;")
+    print("method: median of", args.runs, "fresh processes each; plugin import timed after `import pytest`;",
+          "the harness byte-compiled ahead, as installed" if bytecode else "no bytecode cache (PYTHONDONTWRITEBYTECODE kept)")
     print("        CPU per scenario = (CPU of `pytest -n 0` over the corpus - over one scenario) / (scenarios - 1)")
     figures["plugin_import_ms"] = statistics.median(plugin_import_seconds(env) for _ in range(args.runs)) * 1e3
     print(f"plugin import: {figures['plugin_import_ms']:.1f} ms")
     with tempfile.TemporaryDirectory(prefix="canasta-suite-speed-") as tmp:
         work = Path(tmp)
-        others = {"compared": environment(Path(args.compare).resolve())} if args.compare else None
+        others = {"compared": environment(Path(args.compare).resolve(), bytecode)} if args.compare else None
         per = cpu_per_scenario(args.runs, env, work, others)
         figures["cpu_per_scenario"] = per
         print(f"CPU per scenario, in-process ({per['scenarios']}): cold cache {per['cold_ms']:.2f} ms, "
@@ -189,9 +217,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"warm cache {per['compared_warm_ms']:.2f} ms")
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
         if sizes:
+            engine = f"the engine of `{args.engine_cmd}`" if args.engine_cmd else "the reference engine in-process"
             print("method: wall and CPU time (user + system, workers included) of `pytest -n 0` and `pytest -n 2`, "
-                  "alternating, over the corpus copied to each size, warm cache")
-            rows = xdist_scaling(sizes, args.runs, env, work, others["compared"] if others else None)
+                  f"alternating, over the corpus copied to each size, warm cache, {engine}")
+            engine_args = ("--canasta-engine-cmd", args.engine_cmd) if args.engine_cmd else ()
+            rows = xdist_scaling(sizes, args.runs, env, work, others["compared"] if others else None, engine_args)
             figures["xdist"] = rows
             for row in rows:
                 for prefix, label in (("", "this"), ("compared_", args.compare)):
@@ -203,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.project_suite:
         print("method: wall time of the README's test command, `pytest -n 2`, in the checkout (one run)")
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q"], cwd=ROOT, env=environment(), capture_output=True, check=False)
+        subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q"], cwd=ROOT, env=environment(bytecode=bytecode), capture_output=True, check=False)
         figures["project_suite_s"] = time.perf_counter() - started
         print(f"project suite: {figures['project_suite_s']:.0f} s")
     print(f"machine: {figures['machine']}")
