@@ -406,7 +406,7 @@ def _takes(f: Facts) -> Iterable[TakePile]:
     top = pile[-1]
     f.top_value = rules.value(top)
     frozen = is_frozen_for(state, f.side)
-    rest = len(pile) - 1 - sum(map(pile.count, _RED_THREES))  # (the top card is no red three)
+    rest = _under_top(pile)
     rank = top.rank
     by_count = f.wilds_by_count(rules.meld_max_wilds)
     naturals = f.naturals.get(rank, ())
@@ -420,6 +420,12 @@ def _takes(f: Facts) -> Iterable[TakePile]:
     if listed is None:
         listed = bounded(table)[key] = tuple(_melded_takes(f, rank, naturals, by_count, frozen, rest))
     return listed
+
+
+def _under_top(pile: list[Card]) -> int:
+    """The cards a take of the pile brings into the hand besides its top card: every card under
+    it but the red threes, which are laid face up (the top card is never a red three)."""
+    return len(pile) - 1 - sum(map(pile.count, _RED_THREES))
 
 
 def _take_key(rules: VariantRules, rank: str, naturals: tuple[Card, ...], existing: list[Card] | None, wild_cards: bool,
@@ -472,12 +478,9 @@ def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
     pile = state.pile
     rank = pile[-1].rank
     naturals = _held(hand, CANONICAL_OF_RANK[rank])
-    rest = len(pile) - 1 - sum(map(pile.count, _RED_THREES))
-    if hand.total() - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + rest < 2:
+    if hand.total() - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + _under_top(pile) < 2:
         return None
-    size = rules.canasta_min_cards
-    closed = rules.meld_closed_rank_after_canasta and any(len(side_melds.get(rank, ())) >= size for side_melds in state.melds)
-    key = _take_key(rules, rank, naturals, melds.get(rank), bool(wild_key), closed, is_frozen_for(state, side))
+    key = _take_key(rules, rank, naturals, melds.get(rank), bool(wild_key), rank in state.closed_ranks(), is_frozen_for(state, side))
     return entry[1].takes.get(key)
 
 
