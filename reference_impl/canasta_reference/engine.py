@@ -45,7 +45,7 @@ from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, plan_meld
 from .movegen import legal_actions as list_legal_actions
 from .movegen import take_actions
 from .penalties import PenaltyCommit, penalise_or_raise
-from .pile import check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
+from .pile import cards_into_hand, check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
 from .position_facts import Facts
 from .scoring import score_hand
 from .sequences import check_take_lays_no_sequence
@@ -252,7 +252,7 @@ class ReferenceEngine:
             if counted < minimum:
                 raise Illegal("pile.frozen.unmelded-needs-count", f"the initial meld counts {counted}, the side needs {minimum}")
         rest = state.pile[:-1]
-        cards_left = state.hand_size() - len(cards) + len(rest) - sum(map(RED_THREES.__contains__, rest))
+        cards_left = state.hand_size() - len(cards) + cards_into_hand(state.pile)
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
 
         def commit() -> None:

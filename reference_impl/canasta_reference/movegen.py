@@ -95,7 +95,7 @@ from .move_rules import (
     reaches_minimum,
     take_cards_allowed,
 )
-from .pile import is_frozen_for
+from .pile import cards_into_hand, is_frozen_for
 from .position_facts import CANONICAL, CANONICAL_OF_RANK, GROUP_ORDER, SORT_KEY, Facts, Part, WildVector
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
@@ -390,9 +390,6 @@ def take_actions(f: Facts) -> Iterator[TakePile]:
         yield from _takes(f)
 
 
-_RED_THREES = [c for c in SORT_KEY if c.is_red_three]
-
-
 def _takes(f: Facts) -> Iterable[TakePile]:
     """take_actions once the pile can be taken (pile_can_be_taken holds).
 
@@ -406,7 +403,7 @@ def _takes(f: Facts) -> Iterable[TakePile]:
     top = pile[-1]
     f.top_value = rules.value(top)
     frozen = is_frozen_for(state, f.side)
-    rest = _under_top(pile)
+    rest = cards_into_hand(pile)
     rank = top.rank
     by_count = f.wilds_by_count(rules.meld_max_wilds)
     naturals = f.naturals.get(rank, ())
@@ -420,12 +417,6 @@ def _takes(f: Facts) -> Iterable[TakePile]:
     if listed is None:
         listed = bounded(table)[key] = tuple(_melded_takes(f, rank, naturals, by_count, frozen, rest))
     return listed
-
-
-def _under_top(pile: list[Card]) -> int:
-    """The cards a take of the pile brings into the hand besides its top card: every card under
-    it but the red threes, which are laid face up (the top card is never a red three)."""
-    return len(pile) - 1 - sum(map(pile.count, _RED_THREES))
 
 
 def _take_key(rules: VariantRules, rank: str, naturals: tuple[Card, ...], existing: list[Card] | None, wild_cards: bool,
@@ -478,7 +469,7 @@ def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
     pile = state.pile
     rank = pile[-1].rank
     naturals = _held(hand, CANONICAL_OF_RANK[rank])
-    if hand.total() - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + _under_top(pile) < 2:
+    if hand.total() - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + cards_into_hand(pile) < 2:
         return None
     key = _take_key(rules, rank, naturals, melds.get(rank), bool(wild_key), rank in state.closed_ranks(), is_frozen_for(state, side))
     return entry[1].takes.get(key)

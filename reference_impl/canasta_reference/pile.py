@@ -51,6 +51,13 @@ def check_top_not_blocked(top: Card, rules: VariantRules) -> None:
         raise Illegal("pile.take.top-card-first", f"the top card {top.token} cannot be melded")
 
 
+def cards_into_hand(pile: Sequence[Card]) -> int:
+    """How many cards a take of the pile adds to the hand besides those melded with its top card:
+    every card under the top but the red threes, laid face up (red3.from-pile; the top card is
+    never a red three)."""
+    return len(pile) - 1 - sum(map(pile.count, RED_THREES))
+
+
 def one_card_rule_applies(state: HandState) -> bool:
     """pile.one-card-rule (and stock.empty.one-card-exception): one card in hand, one in the pile."""
     return state.rules.pile_one_card_rule and len(state.pile) == 1 and state.hand_size() == 1
