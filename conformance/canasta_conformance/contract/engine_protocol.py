@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .cards import Card
@@ -39,6 +40,12 @@ class Capabilities:
     options: tuple[str, ...] = ()
     features: tuple[str, ...] = ()
     spec_version: str | None = None
+
+    @cached_property
+    def declared(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        """The variants, options and features as sets, made once (a run asks for every scenario;
+        an engine lists about a hundred options)."""
+        return frozenset(self.variants), frozenset(self.options), frozenset(self.features)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -84,23 +84,8 @@ class StepFailure(CanastaError):
         self.details = tuple(details)
 
 
-Declared = tuple[frozenset[str], frozenset[str], frozenset[str]]
-#: the last capabilities asked about (a run asks about the same object for every scenario) and their sets
-_last_declared: list[tuple[Capabilities, Declared]] = []
-
-
-def _declared(capabilities: Capabilities) -> Declared:
-    """The engine's variants, options and features as sets, made once per handshake, not per
-    scenario (an engine lists about a hundred options)."""
-    if _last_declared and _last_declared[0][0] is capabilities:
-        return _last_declared[0][1]
-    declared = frozenset(capabilities.variants), frozenset(capabilities.options), frozenset(capabilities.features)
-    _last_declared[:] = [(capabilities, declared)]
-    return declared
-
-
 def unsupported_reason(scenario: Scenario, capabilities: Capabilities) -> str | None:
-    variants, options, features = _declared(capabilities)
+    variants, options, features = capabilities.declared
     if scenario.variant not in variants:
         return f"the engine does not support variant {scenario.variant!r}"
     if "*" not in options:
@@ -108,7 +93,7 @@ def unsupported_reason(scenario: Scenario, capabilities: Capabilities) -> str | 
         if missing:
             return f"the engine does not support option(s) {', '.join(missing)}"
     missing_features = sorted(set(scenario.requires) - features)
-    if scenario.deal is not None and "deal" not in capabilities.features:
+    if scenario.deal is not None and "deal" not in features:
         missing_features = sorted({*missing_features, "deal"})
     if missing_features:
         return f"the engine does not declare {', '.join(missing_features)}"
