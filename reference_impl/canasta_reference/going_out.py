@@ -99,7 +99,6 @@ class _Hand:
             self._side = {rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards)))) for rank, cards in self.melds.items()}
         return self._side
 
-
     def unplaceable(self, rules: VariantRules) -> int:
         """How many cards stay in the hand however the rest is laid: red threes, and black threes
         too few to meld with no meld of threes (no sequence takes a three)."""
