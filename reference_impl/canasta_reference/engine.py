@@ -41,7 +41,7 @@ from . import engine_version
 from ._build import mypyc_attr
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
-from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, plan_melds, remove_card, remove_from_hand
+from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, listed_plan, plan_melds, remove_card, remove_from_hand, tally
 from .movegen import legal_actions as list_legal_actions
 from .movegen import take_actions
 from .penalties import PenaltyCommit, penalise_or_raise
@@ -126,8 +126,14 @@ class ReferenceEngine:
         return score_hand(state)
 
     def legal_actions(self) -> list[Action]:
-        """Every legal action, up to the equivalence documented in :mod:`canasta_reference.movegen`."""
-        return list_legal_actions(self)
+        """Every legal action, up to the equivalence documented in :mod:`canasta_reference.movegen`.
+        The position remembers which objects were listed, until an action changes it (see
+        :meth:`_listed_commit`)."""
+        listed = list_legal_actions(self)
+        state = self.state
+        if state is not None:
+            state.derived.listed = tuple(listed)  # (a copy: the caller may change its list)
+        return listed
 
     def apply(self, action: Action) -> Outcome:
         outcome, commit = self._plan(action)
@@ -154,6 +160,14 @@ class ReferenceEngine:
         state = self.state
         if state is None:
             raise RuntimeError(_NO_POSITION)
+        listed = state.derived.listed
+        if listed is not None:
+            for candidate in listed:
+                if candidate is action:
+                    shortcut = self._listed_commit(state, action)
+                    if shortcut is not None:
+                        return _ACCEPTED, shortcut
+                    break
         try:
             commit = getattr(self, name)(state, action)
         except Illegal as illegal:
@@ -163,6 +177,36 @@ class ReferenceEngine:
         if isinstance(commit, PenaltyCommit):  # penalty.*: accepted, with the table's penalty
             return commit.outcome, commit
         return _ACCEPTED, commit
+
+    def _listed_commit(self, state: HandState, action: Action) -> Commit | None:
+        """The commit of an action that legal_actions() listed for this very position: the same
+        object, and no action has changed the position since (the list is forgotten with what else
+        was derived from it). The generator checked each obligation of it (the predicates of
+        move_rules, which the property tests hold to this module's checks), so what the handler
+        would check again is skipped and only what the commit needs is worked out: the same commit
+        as the handler's. None for the kinds of action this does not shorten (and a sequence):
+        the handler checks them as it checks every action that was not listed."""
+        if isinstance(action, Discard):
+            talon = state.talon_owed()
+            return self._discarding(state, action.card, state.hand_size() == 1 and not talon, talon)
+        if isinstance(action, Draw):
+            return self._drawing(state)
+        side_melds = state.melds[state.side]
+        if isinstance(action, Meld):
+            plan = listed_plan(action.melds, state.rules, side_melds)
+            if plan is None:
+                return None
+            laid = len(plan.laid)
+            return self._melding(state, tally(plan.laid), plan, state.hand_size() - laid)
+        if isinstance(action, TakePile):
+            top = state.pile[-1]
+            groups = (MeldGroup(action.cards, top.rank), *action.melds) if action.cards else action.melds
+            plan = listed_plan(groups, state.rules, side_melds, top)
+            if plan is None:
+                return None
+            cards = plan.laid[1:]  # (the top card comes first)
+            return self._taking(state, tally(cards), plan, state.hand_size() - len(cards) + cards_into_hand(state.pile))
+        return None
 
     @property
     def _state(self) -> HandState:
@@ -201,6 +245,10 @@ class ReferenceEngine:
         self._start_of_action(state, "draw", "drawing")
         if state.stock_exhausted():
             raise Illegal("stock.empty.no-draw", "the stock is exhausted: take the discard pile or decline it")
+        return self._drawing(state)
+
+    def _drawing(self, state: HandState) -> Commit:
+        """The draw's commit (turn.draw.count; red3.drawn.expose, red3.chain)."""
 
         def commit() -> None:
             need = state.rules.draw_count
@@ -251,9 +299,14 @@ class ReferenceEngine:
             minimum = state.initial_minimum()
             if counted < minimum:
                 raise Illegal("pile.frozen.unmelded-needs-count", f"the initial meld counts {counted}, the side needs {minimum}")
-        rest = state.pile[:-1]
         cards_left = state.hand_size() - len(cards) + cards_into_hand(state.pile)
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
+        return self._taking(state, taken, plan, cards_left)
+
+    def _taking(self, state: HandState, taken: dict[Card, int], plan: MeldPlan, cards_left: int) -> Commit:
+        """The take's commit: ``taken``, the cards from the hand by card, melded as ``plan`` says
+        with the top card; the rest of the pile joins the hand (red3.from-pile)."""
+        rest = state.pile[:-1]
 
         def commit() -> None:
             hand = state.hand
@@ -300,6 +353,10 @@ class ReferenceEngine:
         if unmelded:
             self._check_initial_meld(state, plan, cards_left)
         self._check_cards_left(state, cards_left, plan, going_out_now=cards_left == 0)
+        return self._melding(state, taken, plan, cards_left)
+
+    def _melding(self, state: HandState, taken: dict[Card, int], plan: MeldPlan, cards_left: int) -> Commit:
+        """The meld's commit: ``taken``, the cards from the hand by card, laid as ``plan`` says."""
 
         def commit() -> None:
             remove_from_hand(state.hand, taken)
@@ -357,16 +414,21 @@ class ReferenceEngine:
                 return penalise_or_raise(state, offence)  # penalty.out-without-canasta
         elif state.question == "yes" and can_go_out(state):
             raise Illegal("out.ask.binding", "partner said yes: the player must go out this turn")
+        return self._discarding(state, action.card, going_out, talon)
+
+    def _discarding(self, state: HandState, card: Card, going_out: bool, talon: bool) -> Commit:
+        """The discard's commit: the card goes to the pile and the player goes out (``going_out``)
+        or the turn ends, after the talon owed joins the hand (``talon``)."""
 
         def commit() -> None:
-            remove_card(state.hand, action.card)
-            state.pile.append(action.card)
+            remove_card(state.hand, card)
+            state.pile.append(card)
             if going_out:
                 self._go_out(state)
                 return
             if talon:  # modern.talon.after-discard: the talon joins the hand after the discard
-                for card in state.talons.pop(0):
-                    state.hand[card] += 1
+                for talon_card in state.talons.pop(0):
+                    state.hand[talon_card] += 1
                 expose_red_threes(state, state.turn)
             self._end_turn(state)
 

@@ -155,6 +155,44 @@ def plan_melds(
     return MeldPlan(result, frozenset(new_ranks | seq.new), laid, tuple(seq.renamed))
 
 
+def listed_plan(
+    groups: Sequence[MeldGroup], rules: VariantRules, side_melds: Mapping[str, list[Card]], top: Card | None = None,
+) -> MeldPlan | None:
+    """Where the groups of an action legal_actions() listed go, as :func:`plan_melds` plans them
+    (the same melds, cards in the same order) but checking nothing: the generator proved the action
+    legal. ``top``: the pile's top card, joining its rank's meld first (a take). None when a group
+    is a sequence (meld.sequences: :func:`plan_melds` plans those)."""
+    wild = rules.cards_wild_ranks
+    by_rank: dict[str, list[Card]] = {} if top is None else {top.rank: [top]}
+    wild_only: list[MeldGroup] = []
+    for group in groups:
+        if group.sequence:
+            return None
+        rank = ""  # (the group's natural rank: none for wild cards alone)
+        for c in group.cards:
+            if c.rank not in wild:
+                rank = c.rank
+                break
+        if not rank:
+            wild_only.append(group)  # (named by its tag, or the side's wild-card meld: after the natural groups)
+        elif rank in by_rank:
+            by_rank[rank] += group.cards
+        else:
+            by_rank[rank] = list(group.cards)
+    for group in wild_only:
+        by_rank.setdefault(WILD_MELD if group.rank is None else group.rank, []).extend(group.cards)
+    result: dict[str, list[Card]] = {}
+    new_ranks = set()
+    for rank, cards in by_rank.items():
+        existing = side_melds.get(rank)
+        if existing is None:
+            new_ranks.add(rank)
+            result[rank] = cards
+        else:
+            result[rank] = [*existing, *cards]
+    return MeldPlan(result, frozenset(new_ranks), tuple(chain.from_iterable(by_rank.values())))
+
+
 def check_min_cards(cards: Sequence[Card], rules: VariantRules) -> None:
     """meld.min-cards (also for a new wild-card meld)."""
     if len(cards) < rules.meld_min_cards:
@@ -205,11 +243,17 @@ def check_wild_meld_takes_wilds(
             raise Illegal("modern.wild-meld.blocks-wilds", "the side's wild-card meld is open: every wild card goes to it")
 
 
-def check_in_hand(hand: Mapping[Card, int], cards: Iterable[Card]) -> dict[Card, int]:
-    """The cards as a multiset (card -> how many); Malformed if the hand does not hold them all."""
+def tally(cards: Iterable[Card]) -> dict[Card, int]:
+    """The cards as a multiset (card -> how many)."""
     wanted: dict[Card, int] = {}
     for card in cards:
         wanted[card] = wanted.get(card, 0) + 1
+    return wanted
+
+
+def check_in_hand(hand: Mapping[Card, int], cards: Iterable[Card]) -> dict[Card, int]:
+    """The cards as a multiset (card -> how many); Malformed if the hand does not hold them all."""
+    wanted = tally(cards)
     for card, n in wanted.items():
         if hand.get(card, 0) < n:
             missing = [c for c, k in wanted.items() for _ in range(k - hand.get(c, 0))]

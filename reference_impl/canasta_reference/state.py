@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from canasta_conformance.contract.cards import Card, full_deck, sort_cards
-from canasta_conformance.contract.model import WILD_MELD, HandEnd, Penalty, Position, TurnFacts, fact_order, meld_rank, sorted_melds
+from canasta_conformance.contract.model import WILD_MELD, Action, HandEnd, Penalty, Position, TurnFacts, fact_order, meld_rank, sorted_melds
 from canasta_conformance.contract.sequences import looks_like_sequence, sequence_key
 from canasta_conformance.contract.variant_rules import VariantRules
 
@@ -30,6 +30,9 @@ class Derived:
     pile_frozen: bool | None = None
     #: can_go_out (out.ask.binding): the player to move could go out this turn
     can_go_out: bool | None = None
+    #: the actions legal_actions() listed for this position: ``apply`` commits one of these very
+    #: objects without checking again what the generator proved (engine.ReferenceEngine._listed_commit)
+    listed: tuple[Action, ...] | None = None
 
 
 @dataclass
@@ -68,6 +71,7 @@ class HandState:
         """The position has changed: drop what was derived from it."""
         derived = self.derived
         derived.pile_frozen = derived.can_go_out = None
+        derived.listed = None
 
     # --- seats and sides ------------------------------------------------------------------------
     def own_index(self, seat: int) -> int:
