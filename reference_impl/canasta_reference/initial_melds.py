@@ -217,7 +217,7 @@ class _Group:
     """A candidate group of Modern American's initial meld (a legal new meld of one rank, or the
     wild-card meld), with what the checks of the initial meld read of it computed once."""
 
-    __slots__ = ("natural_meld", "part", "plain", "spare_alone", "tally", "value", "waits", "wild_code")
+    __slots__ = ("kinds", "natural_meld", "part", "plain", "spare_alone", "tally", "value", "waits", "wild_code")
 
     def __init__(self, f: Facts, part: Part, later: bool) -> None:
         """``later``: the group (with wild cards, of a natural rank) could be laid after the side's
@@ -228,6 +228,8 @@ class _Group:
         self.part = part
         self.value = part.value
         self.wild_code = pack(part.wilds)  # its wild cards by kind, packed
+        #: the fields of the kinds of wild cards it holds (the wild cards spent before it that its cards depend on)
+        self.kinds = sum(MASK << at(i) for i, n in enumerate(part.wilds) if n)
         self.plain = plain  # a meld of naturals only (not black threes)
         self.natural_meld = plain and part.k >= f.rules.meld_min_cards  # modern.initial.natural-meld
         #: the group could be laid after the rest (modern.aces.wilds-initial-only, modern.meld.wild-after-five)
@@ -252,10 +254,11 @@ COUNTED, LAID, NATURAL_MELDS, PLAIN, WILD_MELD_CARDS, WILDED, CANASTAS, THREES =
 class _Rank:
     """The candidate groups of one rank (or of the wild-card meld), in the order they are tried;
     and those of them that may join groups already counting the minimum without being spare at once
-    (see :func:`_spare_limits`): wild cards that only an initial meld may take, and, beside
-    groups that hold no meld of naturals only, such a meld."""
+    (see _modern_search's spare_from): wild cards that only an initial meld may take, and, beside
+    groups that hold no meld of naturals only, such a meld. Kept with the rank's groups (see
+    _rank_option), it keeps which of them fit in each set of wild cards left (see fit)."""
 
-    __slots__ = ("best_cards", "best_value", "groups", "natural_meld", "needed", "needed_or_plain")
+    __slots__ = ("best_cards", "best_value", "fits", "groups", "natural_meld", "needed", "needed_or_plain")
 
     def __init__(self, f: Facts, groups: list[_Group]) -> None:
         self.groups = groups
@@ -264,6 +267,17 @@ class _Rank:
         self.best_value = max(g.part.k * f.natural_value(g.part.rank) for g in groups)  # its naturals at most
         self.best_cards = max(g.part.k for g in groups)
         self.natural_meld = any(g.natural_meld for g in groups)
+        self.fits: dict[int, tuple[list[_Group], list[_Group], list[_Group]]] = {}
+
+    def fit(self, unspent: int) -> tuple[list[_Group], list[_Group], list[_Group]]:
+        """The groups whose wild cards the wild cards ``unspent`` (packed by kind) hold: all of
+        them, the needed ones, the needed or plain ones (in the order of ALL, NEEDED,
+        NEEDED_OR_PLAIN). The same few sets of wild cards come back: each is worked out once."""
+        fitting = self.fits.get(unspent)
+        if fitting is None:
+            fit = [g for g in self.groups if within(g.wild_code, unspent)]
+            fitting = self.fits[unspent] = (fit, [g for g in fit if not g.spare_alone and not g.plain], [g for g in fit if not g.spare_alone])
+        return fitting
 
 
 _TRIED = ("all", "needed", "needed or plain")
@@ -288,9 +302,18 @@ class _WildsLeft:
 
     def fit(self, index: int) -> tuple[list[_Group], list[_Group], list[_Group]]:
         """The groups of rank ``index`` that fit (read through ``fitting``, which keeps them)."""
-        fit = [g for g in self.options[index].groups if within(g.wild_code, self.unspent)]
-        fitting = self.fitting[index] = (fit, [g for g in fit if not g.spare_alone and not g.plain], [g for g in fit if not g.spare_alone])
+        fitting = self.fitting[index] = self.options[index].fit(self.unspent)
         return fitting
+
+
+def _verdict(f: Facts, verdicts: dict[int, bool], tally: int) -> bool:
+    """Whether the groups of ``tally`` make a legal initial meld (_initial_is_legal), read through
+    ``verdicts``, which keeps each: the search asks again for the tallies it has tried (every set
+    of groups it extends, and the same sets reached in another order when a group is left out)."""
+    verdict = verdicts.get(tally)
+    if verdict is None:
+        verdict = verdicts[tally] = _initial_is_legal(f, tally)
+    return verdict
 
 
 def modern_initial_melds(f: Facts) -> Iterator[Meld]:
@@ -302,22 +325,7 @@ def modern_initial_melds(f: Facts) -> Iterator[Meld]:
     (any number of naturals, any wild cards by kind), the wild-card meld included."""
     options = _modern_options(f)
     if options:
-        # The groups come in canonical rank order (the wild-card meld last), so each takes its wild
-        # cards after those of the groups before it: each group's cards are read once per offset.
-        built: dict[tuple[_Group, int], MeldGroup] = {}
-        kinds = len(f.wild_avail)
-        for groups in _modern_search(f, options):
-            offsets = 0  # the wild cards of each kind taken by the groups before (packed)
-            laid = []
-            for g in groups:
-                group = built.get((g, offsets))
-                if group is None:
-                    part = g.part
-                    tag = part.rank if part.k == 0 and part.rank != WILD_MELD else None
-                    group = built[(g, offsets)] = MeldGroup(f.cards(part.rank, part.k, part.wilds, unpack(offsets, kinds)), tag)
-                laid.append(group)
-                offsets += g.wild_code
-            yield Meld(tuple(laid))
+        yield from _modern_search(f, options)
     yield from (Meld(f.groups(parts)) for parts in _initial_with_threes(f))
 
 
@@ -377,9 +385,11 @@ def _rank_option(f: Facts, rank: str) -> _Rank | None:
     return entry[1]
 
 
-def _modern_search(f: Facts, options: list[_Rank]) -> list[tuple[_Group, ...]]:
+def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
     """Every set of groups (at most one of each rank) that is a legal initial meld none of whose
-    groups could be laid later (see modern_initial_melds), in the order of the options."""
+    groups could be laid later (see modern_initial_melds), in the order of the options, as the
+    action laying it. Each set is spelled as it grows (its groups' cards, see spell), so the sets
+    sharing the first groups share their spelling."""
     # What the groups still to choose can add at most: their naturals (the most of each rank), and
     # the wild cards not yet spent (each wild card goes to one group only).
     reach_value = [sum(o.best_value for o in options[i:]) for i in range(len(options) + 1)]
@@ -391,10 +401,32 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[tuple[_Group, ...]]:
     needed_or_plain_after = [any(o.needed_or_plain for o in options[i:]) for i in range(len(options) + 1)]
     natural_meld = f.rules.initial_meld_natural_meld_required
     minimum = f.minimum
-    found: list[tuple[_Group, ...]] = []
+    hand_size = f.hand_size
+    found: list[Meld] = []
     left_after: dict[int, _WildsLeft] = {}  # wild cards spent (packed) -> what is left
+    legal: dict[int, bool] = {}  # tally -> verdict (see _verdict)
+    kinds = len(f.wild_avail)
+    #: (a group, the wild cards of its kinds spent before it) -> its cards
+    spellings: dict[tuple[_Group, int], MeldGroup] = {}
 
-    def extend(index: int, chosen: tuple[_Group, ...], tally: int, spent: int) -> None:
+    def spell(group: _Group, spent: int) -> MeldGroup:
+        """The group's cards: the first naturals of its rank and the first wild cards of each kind
+        left once ``spent`` (packed) are spent. The groups of an action come in canonical rank order
+        (the wild-card meld last), each taking its wild cards after those of the groups before it."""
+        key = (group, spent & group.kinds)
+        cards = spellings.get(key)
+        if cards is None:
+            part = group.part
+            tag = part.rank if part.k == 0 and part.rank != WILD_MELD else None
+            cards = spellings[key] = MeldGroup(f.cards(part.rank, part.k, part.wilds, unpack(key[1], kinds)), tag)
+        return cards
+
+    def extend(index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], least_spare: float,
+               least_plain: float) -> None:
+        """Add groups of options[index:] to the chosen ones: ``laid`` spelled, of ``tally``, spending
+        the wild cards ``spent``; ``waiting``: the tallies of those that could be laid later (see
+        _every_group_needed); ``least_spare``, ``least_plain``: the lowest value of those spare
+        alone, and of the other ones of naturals only."""
         lacking = natural_meld and not tally >> NATURAL_MELDS & MASK  # modern.initial.natural-meld not met yet
         if lacking and not naturals_left[index]:
             return  # and it can no longer be
@@ -404,46 +436,53 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[tuple[_Group, ...]]:
         counted = tally >> COUNTED & MASK
         reached = counted >= minimum  # every further group is spare unless it is needed (see _Rank)
         if not reached and counted + reach_value[index] + left.value < minimum and (
-            f.hand_size - (tally >> LAID & MASK) - reach_cards[index] - left.cards > 1
+            hand_size - (tally >> LAID & MASK) - reach_cards[index] - left.cards > 1
         ):
             return  # neither the minimum nor a concealed going out can be reached any more
         plain = tally >> PLAIN & MASK
         which = ALL if not reached else NEEDED if plain else NEEDED_OR_PLAIN
-        spare_from, plain_spare_from = _spare_limits(chosen, counted, minimum)
+        # From what value of an added group some chosen group (they hold no black threes) is one
+        # that every legal initial meld containing them could lay later: the rest still counts the
+        # minimum and holds a natural meld, the group being the wild-card meld or wild cards a later
+        # meld may take (spare_from), or a natural meld beside another one (plain_spare_from, when
+        # the groups then hold two natural melds). The added group itself is never spare: the
+        # groups before it fell short of the minimum, or it is one that may join them (see _Rank).
+        short = minimum - counted  # what the chosen groups lack of the minimum (negative: what they have over it)
+        spare_from = least_spare + short
+        plain_spare_from = least_plain + short
+        # _every_group_needed for the chosen groups and an added one: the chosen groups without
+        # each waiting one (their tallies, the added group's to come), and the chosen groups alone
+        rests = [tally - t for t in waiting]
+        chosen_legal = bool(laid) and _verdict(f, legal, tally)
         fitting = left.fitting
         for i in range(index, len(options)):
             for group in (fitting[i] or left.fit(i))[which]:
+                value = group.value
                 if lacking and not group.natural_meld and not naturals_left[i + 1]:
                     continue  # modern.initial.natural-meld could no longer be met
-                if group.value >= spare_from or (group.value >= plain_spare_from and plain + group.plain > 1):
+                if value >= spare_from or (value >= plain_spare_from and plain + group.plain > 1):
                     continue  # a chosen group would be spare, so in every action containing these groups
-                picked = (*chosen, group)
                 now = tally + group.tally
-                if _initial_is_legal(f, now) and _every_group_needed(f, picked, now):
-                    found.append(picked)
-                if counted + group.value < minimum or (needed_after if plain + group.plain else needed_or_plain_after)[i + 1]:
-                    extend(i + 1, picked, now, spent + group.wild_code)
+                # (below the minimum only a concealed going out may count less: it lays all cards but one at most)
+                listed = (value >= short or hand_size - (now >> LAID & MASK) <= 1) and _verdict(f, legal, now) and not (chosen_legal and group.waits)
+                if listed:
+                    added = group.tally
+                    for rest in rests:
+                        if _verdict(f, legal, rest + added):
+                            listed = False  # a chosen group could be laid later
+                            break
+                further = value < short or (needed_after if plain + group.plain else needed_or_plain_after)[i + 1]
+                if listed or further:
+                    cards = (*laid, spell(group, spent))
+                    if listed:
+                        found.append(Meld(cards))
+                    if further:
+                        extend(i + 1, cards, now, spent + group.wild_code, (*waiting, group.tally) if group.waits else waiting,
+                               min(least_spare, value) if group.spare_alone else least_spare,
+                               min(least_plain, value) if group.plain and not group.spare_alone else least_plain)
 
-    extend(0, (), 0, 0)
+    extend(0, (), 0, 0, (), inf, inf)
     return found
-
-
-def _spare_limits(chosen: tuple[_Group, ...], counted: int, minimum: int) -> tuple[float, float]:
-    """From what value of an added group some group of ``chosen`` (counting ``counted``; they hold
-    no black threes) is one that every legal initial meld containing them could lay later: the
-    rest still counts the minimum and holds a natural meld, the group being the wild-card meld or
-    wild cards a later meld may take (the first limit), or a natural meld beside another one (the
-    second, when the groups then hold two natural melds). The added group itself is never spare:
-    the groups before it fell short of the minimum, or it is one that may join them (see _Rank)."""
-    short = minimum - counted  # what the chosen groups lack of the minimum (negative: what they have over it)
-    spare_from: float = inf
-    plain_spare_from: float = inf
-    for g in chosen:
-        if g.spare_alone:
-            spare_from = min(spare_from, g.value + short)
-        elif g.plain:
-            plain_spare_from = min(plain_spare_from, g.value + short)
-    return spare_from, plain_spare_from
 
 
 def _later(f: Facts, part: Part) -> bool:
@@ -451,13 +490,13 @@ def _later(f: Facts, part: Part) -> bool:
     return group_is_legal(f, part.rank, part.k, part.n_wilds, False)
 
 
-def _every_group_needed(f: Facts, groups: Sequence[_Group], tally: int) -> bool:
+def _every_group_needed(f: Facts, groups: Sequence[_Group], tally: int, verdicts: dict[int, bool]) -> bool:
     """No group of the initial meld ``groups`` (of ``tally``) could be left for later in the turn:
     the action is not the same as the rest followed by a meld of the group in the same turn (the
     rest a legal initial meld, and the group one that may follow it)."""
     if len(groups) > 1:
         for g in groups:
-            if g.waits and _initial_is_legal(f, tally - g.tally):
+            if g.waits and _verdict(f, verdicts, tally - g.tally):
                 return False
     return True
 
@@ -510,5 +549,5 @@ def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
                 continue
             groups = [_Group(f, p, bool(p.n_wilds) and p.rank != WILD_MELD and _later(f, p)) for p in parts]
             tally = sum(g.tally for g in groups)
-            if _initial_is_legal(f, tally) and _every_group_needed(f, groups, tally):
+            if _initial_is_legal(f, tally) and _every_group_needed(f, groups, tally, {}):
                 yield parts
