@@ -371,3 +371,61 @@ def test_the_engines_tables_never_change_a_list():
         memo.clear_all()
         fresh.load(position)
         assert fresh.legal_actions() == warm, position.to_json()
+
+
+def _eights_twins(phase: str, melded_seats: list[int], hand: list[str], pile: list[str], variant: str = "modern-american",
+                  options: dict[str, object] | None = None, scores: tuple[int, int] = (0, 0)) -> list[Position]:
+    """One position (Modern American unless said) twice: the opponents' meld of eights six cards
+    (open), then seven (a canasta: modern.meld.closed-rank closes eights to both sides). The hand
+    is large enough that the listing keeps the eights' lists in its tables."""
+    twins = []
+    for opponents_eights in (["8C", "8C", "8D", "8D", "8H", "2C"], ["8C", "8C", "8D", "8D", "8H", "2C", "JK"]):
+        twins.append(Position.from_json({
+            "variant": variant, "options": options or {}, "turn": 0, "phase": phase,
+            "hands": [hand, ["4C", "4D"], ["6C", "TD"], ["JC", "JD"]],
+            "melds": [[["QC", "QD", "QH"]] if 0 in melded_seats else [], [opponents_eights]],
+            "pile": pile, "stock": ["QS", "TS", "5S", "5H", "6S", "6H", "4S", "4H", "9S", "9H"],
+            "scores": list(scores), "facts": {"melded_seats": melded_seats},
+        }))
+    return twins
+
+
+def test_the_tables_tell_an_open_rank_from_a_closed_one():
+    """The tables' keys hold whether the rank is closed (modern.meld.closed-rank): positions that
+    differ only in that list differently, whichever came first, for a side's melds, an unmelded
+    side's initial melds and the takes of the pile. (The random walks of the test above rarely reach
+    a closed rank whose list the key alone decides.)"""
+    from canasta_reference import memo
+
+    hand = ["8H", "8S", "8S", "5C", "6D", "9C", "TD", "KS", "KH", "KD", "AS", "AH", "AD", "4C"]
+    cases = [
+        ("melds of a melded side", _eights_twins("play", [0, 1], hand, ["4S"])),
+        ("initial melds", _eights_twins("play", [1], hand, ["4S"])),
+        ("takes", _eights_twins("draw", [0, 1], hand[1:], ["5D", "8H"])),
+        # a rule set whose initial meld is listed rank by rank (Modern American's is listed whole);
+        # a side below zero, whose minimum the eights alone reach
+        ("initial melds, Classic with closed ranks",
+         _eights_twins("play", [1], hand, ["4S"], "classic", {"meld.closed_rank_after_canasta": True}, (-100, 0))),
+    ]
+    engine, fresh = ReferenceEngine(SPEC), ReferenceEngine(SPEC)
+    for name, (open_rank, closed_rank) in cases:
+        for first, second in ((open_rank, closed_rank), (closed_rank, open_rank)):
+            memo.clear_all()
+            engine.load(first)
+            engine.legal_actions()
+            engine.load(second)
+            warm = engine.legal_actions()
+            memo.clear_all()
+            fresh.load(second)
+            assert warm == fresh.legal_actions(), name
+        # the twins differ where the key decides: eights are listed only while open
+        engine.load(open_rank)
+        assert any("8" in _ranks(a) for a in engine.legal_actions() if isinstance(a, (Meld, TakePile))), name
+        engine.load(closed_rank)
+        assert not any("8" in _ranks(a) for a in engine.legal_actions() if isinstance(a, (Meld, TakePile))), name
+
+
+def _ranks(action: Meld | TakePile) -> set[str]:
+    """The ranks of the hand's cards an action lays."""
+    laid = [c for g in action.melds for c in g.cards]
+    return {c.rank for c in (*laid, *action.cards)} if isinstance(action, TakePile) else {c.rank for c in laid}
