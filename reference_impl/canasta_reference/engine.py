@@ -41,7 +41,7 @@ from . import engine_version
 from ._build import mypyc_attr
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
-from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, listed_plan, plan_melds, remove_card, remove_from_hand, tally
+from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, listed_plan, plan_melds, tally
 from .movegen import legal_actions as list_legal_actions
 from .movegen import take_actions
 from .penalties import PenaltyCommit, penalise_or_raise
@@ -191,9 +191,8 @@ class ReferenceEngine:
             return self._discarding(state, action.card, state.hand_size() == 1 and not talon, talon)
         if isinstance(action, Draw):
             return self._drawing(state)
-        side_melds = state.melds[state.side]
         if isinstance(action, Meld):
-            plan = listed_plan(action.melds, state.rules, side_melds)
+            plan = listed_plan(action.melds, state.rules, state.melds[state.side])
             if plan is None:
                 return None
             laid = len(plan.laid)
@@ -201,7 +200,7 @@ class ReferenceEngine:
         if isinstance(action, TakePile):
             top = state.pile[-1]
             groups = (MeldGroup(action.cards, top.rank), *action.melds) if action.cards else action.melds
-            plan = listed_plan(groups, state.rules, side_melds, top)
+            plan = listed_plan(groups, state.rules, state.melds[state.side], top)
             if plan is None:
                 return None
             cards = plan.laid[1:]  # (the top card comes first)
@@ -252,7 +251,7 @@ class ReferenceEngine:
 
         def commit() -> None:
             need = state.rules.draw_count
-            stock, hand = state.stock, state.hand
+            stock = state.stock
             while need and stock:
                 card = stock.pop()
                 if card in RED_THREES:  # red3.drawn.expose, red3.chain: expose and replace
@@ -263,7 +262,7 @@ class ReferenceEngine:
                     if not stock:  # may_meld (Britannica): meld, no discard, then the hand ends
                         state.last_card_red_three = True
                     continue
-                hand[card] = hand.get(card, 0) + 1
+                state.add_card(state.turn, card)
                 need -= 1
             state.phase = "play"
 
@@ -309,13 +308,14 @@ class ReferenceEngine:
         rest = state.pile[:-1]
 
         def commit() -> None:
-            hand = state.hand
-            remove_from_hand(hand, taken)
+            state.remove_cards(state.turn, taken)
+            joining = []
             for card in rest:
                 if card in RED_THREES:  # red3.from-pile: face up, no replacement
                     state.red_threes[state.red_three_index(state.turn)].append(card)
                 else:
-                    hand[card] = hand.get(card, 0) + 1
+                    joining.append(card)
+            state.add_cards(state.turn, joining)
             state.pile = []
             state.covered_black_three = False
             state.took_pile = True
@@ -359,7 +359,7 @@ class ReferenceEngine:
         """The meld's commit: ``taken``, the cards from the hand by card, laid as ``plan`` says."""
 
         def commit() -> None:
-            remove_from_hand(state.hand, taken)
+            state.remove_cards(state.turn, taken)
             self._commit_melds(state, plan)
             if cards_left == 0:
                 self._go_out(state)
@@ -421,14 +421,14 @@ class ReferenceEngine:
         or the turn ends, after the talon owed joins the hand (``talon``)."""
 
         def commit() -> None:
-            remove_card(state.hand, card)
+            state.remove_card(state.turn, card)
             state.pile.append(card)
             if going_out:
                 self._go_out(state)
                 return
             if talon:  # modern.talon.after-discard: the talon joins the hand after the discard
                 for talon_card in state.talons.pop(0):
-                    state.hand[talon_card] += 1
+                    state.add_card(state.turn, talon_card)
                 expose_red_threes(state, state.turn)
             self._end_turn(state)
 
@@ -457,9 +457,7 @@ class ReferenceEngine:
         check_special_hand(action.kind, list(rest.elements()), rules)
 
         def commit() -> None:
-            state.hand[action.discard] -= 1
-            if not state.hand[action.discard]:
-                del state.hand[action.discard]
+            state.remove_card(state.turn, action.discard)
             state.pile.append(action.discard)
             self._end_hand(state, HandEnd("went_out", state.turn, False, action.kind))  # modern.special-hand.score
 

@@ -60,25 +60,17 @@ class _Hand:
     def __init__(self, state: HandState) -> None:
         rules = state.rules
         wild = rules.cards_wild_ranks
-        self.naturals: dict[str, int] = {}
-        self.wild_kinds: dict[str, int] = {}
+        view = state.view(state.turn)  # (the hand read by rank, kept by the state: hand_view)
+        self.naturals: dict[str, int] = {rank: len(cards) for rank, cards in view.naturals.items()}
+        self.wild_kinds: dict[str, int] = {rank: len(cards) for rank, cards in view.wilds.items()}
         self.card_value: dict[str, int] = {}
-        self.red_threes = 0
+        self.red_threes = view.red_threes
         self.value = 0
-        counted = state.took_pile
-        for card, n in state.hand.items():
-            if not n:
-                continue
-            if counted:
-                self.value += rules.value(card) * n
-            rank = card.rank
-            if rank == "3" and card.is_red_three:
-                self.red_threes += n
-                continue
-            kinds = self.wild_kinds if rank in wild else self.naturals
-            kinds[rank] = kinds.get(rank, 0) + n
-            if counted:
-                self.card_value[rank] = rules.value(card)
+        if state.took_pile:  # (red threes count nothing)
+            for kinds in (view.naturals, view.wilds):
+                for rank, cards in kinds.items():
+                    self.card_value[rank] = rules.value(cards[0])
+                    self.value += sum(map(rules.value, cards))
         self.wilds = sum(self.wild_kinds.values())
         #: the side's melds of one rank
         self.melds = state.melds[state.side]

@@ -267,23 +267,6 @@ def check_card_in_hand(hand: Counter[Card], card: Card) -> None:
         raise Malformed(f"the hand does not hold {card.token}")
 
 
-def remove_card(hand: Counter[Card], card: Card) -> None:
-    left = hand[card] - 1
-    if left:
-        hand[card] = left
-    else:
-        hand.pop(card)  # (dict.pop: Counter.__delitem__ is Python code)
-
-
-def remove_from_hand(hand: Counter[Card], wanted: Mapping[Card, int]) -> None:
-    for card, n in wanted.items():
-        left = hand[card] - n
-        if left:
-            hand[card] = left
-        else:
-            hand.pop(card)
-
-
 def count(cards: Iterable[Card], rules: VariantRules) -> int:
     return rules.count(cards)
 

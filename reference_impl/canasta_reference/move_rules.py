@@ -12,7 +12,7 @@ from canasta_conformance.contract.model import WILD_MELD
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from .pile import is_frozen_for, one_card_rule_applies
-from .position_facts import CARDS_OF_RANK, Facts
+from .position_facts import Facts
 from .state import HandState
 
 if TYPE_CHECKING:
@@ -177,20 +177,16 @@ def take_cards_allowed(
     return rank in side_melds and "add_to_meld" in ways
 
 
-_NONE = (0,) * max(map(len, CARDS_OF_RANK.values()))  # (a count of none for each card of a rank, for Counter.get)
-
-
 def hand_may_take(state: HandState) -> bool:
     """take_cards_allowed for the most the hand allows (a natural pair, a natural and a wild card,
     or nothing from the hand): whether the hand holds the cards of some way of taking the top card
-    at all, read without building the position's facts (most hands cannot take the pile). The
-    cards of the hand are counted only as far as the answer needs them."""
+    at all, read without building the position's facts (most hands cannot take the pile)."""
     rules = state.rules
     rank = state.pile[-1].rank
     side = state.side_of(state.turn)
     side_melds = state.melds[side]
-    get = state.hands[state.turn].get
-    naturals = sum(map(get, CARDS_OF_RANK[rank], _NONE))
+    view = state.view(state.turn)
+    naturals = len(view.naturals.get(rank, ()))
     if not naturals and rank not in side_melds:
         return False  # every way needs a natural of the rank from the hand or a meld of the rank
     pair = min(naturals, 2)
@@ -203,7 +199,7 @@ def hand_may_take(state: HandState) -> bool:
         return False  # with no natural of the rank, every way needs what (0, 0) needed
     if take_cards_allowed(rules, side_melds, rank, pair, 0, frozen):
         return True
-    wilds = sum(sum(map(get, CARDS_OF_RANK[wild], _NONE)) for wild in rules.cards_wild_ranks)
+    wilds = sum(map(len, view.wilds.values()))
     return take_cards_allowed(rules, side_melds, rank, 1, min(wilds, rules.meld_max_wilds, 1), frozen)
 
 

@@ -55,8 +55,8 @@ them; those irregularities are not legal actions and are not listed.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -96,7 +96,7 @@ from .move_rules import (
     take_cards_allowed,
 )
 from .pile import cards_into_hand, is_frozen_for
-from .position_facts import CANONICAL, CANONICAL_OF_RANK, GROUP_ORDER, SORT_KEY, Facts, Part, WildVector
+from .position_facts import GROUP_ORDER, SORT_KEY, Facts, Part, WildVector
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
@@ -228,23 +228,26 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     # (a rank without a meld of the side needs meld_min_naturals naturals; a meld of the side with
     # no natural in hand takes wild cards alone, so only when the hand holds some)
     min_naturals = f.rules.meld_min_naturals
-    ranks: list[tuple[str, Sequence[Card]]] = [(rank, cards) for rank, cards in naturals.items() if len(cards) >= min_naturals or rank in melds]
-    if f.wild_key:  # in rank order, not the order the side laid its melds: a reloaded position lists alike
-        ranks += [(rank, ()) for rank in sorted(melds, key=_rank_place) if rank not in naturals and rank != WILD_MELD]
+    ranks: list[tuple[str, Sequence[Card]]] = list(naturals.items())
+    if f.wild_key and melds:  # in rank order, not the order the side laid its melds: a reloaded position lists alike
+        ranks += [(rank, ()) for rank in sorted(melds.keys() - naturals.keys() - {WILD_MELD}, key=_rank_place)]
     out: list[Meld] = []
     tables = _rank_table(f)
-    roomy = f.hand_size - wild_counts[-1] - 1  # a rank with fewer naturals leaves two cards or more
+    roomy = f.hand_size - len(by_count)  # a rank with fewer naturals leaves two cards or more
     closed = f.closed
     if f.melded:
         table = tables.melds
         wild_key = bool(f.wild_key)
+        wild = f.rules.cards_wild_ranks
         for rank, cards in ranks:
+            existing = melds.get(rank)
+            if existing is None and len(cards) < min_naturals:
+                continue
             if len(cards) >= roomy:
                 out += _rank_melds(f, rank, cards, by_count, wild_counts)
                 continue
-            existing = melds.get(rank)
-            key = (rank, tuple(cards), -1 if existing is None else len(existing),
-                   wild_key and existing is not None and _wilds_in(f.rules, existing), rank in closed)
+            key = (rank, tuple(cards), -1 if existing is None else len(existing),  # (the meld's wild cards, as _wilds_in)
+                   wild_key and existing is not None and sum(map(wild.__contains__, map(_RANK_OF, existing))), rank in closed)
             listed = table.get(key)
             if listed is None:  # the same counts may have come with other cards: their groups, spelled with these
                 shape = (id(f.rules), rank, len(cards), *key[2:], len(by_count) - 1, f.wild_meld_open)
@@ -258,6 +261,8 @@ def one_rank_melds(f: Facts) -> list[Meld]:
         return out
     initial = tables.initial  # (a side without melds: no meld to key; its minimum instead)
     for rank, cards in ranks:
+        if len(cards) < min_naturals:
+            continue
         if len(cards) >= roomy:
             out += _rank_melds(f, rank, cards, by_count, wild_counts)
             continue
@@ -428,29 +433,6 @@ def _take_key(rules: VariantRules, rank: str, naturals: tuple[Card, ...], existi
             wild_cards and existing is not None and _wilds_in(rules, existing), closed, frozen)
 
 
-_WILD_CARDS: dict[int, tuple[VariantRules, tuple[Card, ...]]] = memo.table()
-
-
-def _wild_cards(rules: VariantRules) -> tuple[Card, ...]:
-    """Every wild card of the variant, in canonical order."""
-    entry = _WILD_CARDS.get(id(rules))
-    if entry is None or entry[0] is not rules:
-        wild = rules.cards_wild_ranks
-        entry = bounded(_WILD_CARDS)[id(rules)] = (rules, tuple(c for c in CANONICAL if c.rank in wild))
-    return entry[1]
-
-
-def _held(hand: Counter[Card], cards: Sequence[Card]) -> tuple[Card, ...]:
-    """The hand's copies of ``cards`` (distinct cards, in that order)."""
-    held: tuple[Card, ...] = ()
-    get = hand.get
-    for c in cards:
-        n = get(c)
-        if n:
-            held += (c,) * n
-    return held
-
-
 def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
     """The takes of a side that has melded when its table holds them already (see _takes), read
     from the hand without the position's facts; None when the table does not hold them or does
@@ -460,16 +442,16 @@ def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
     melds = state.melds[side]
     if not melds or rules.meld_sequences:
         return None
-    hand = state.hands[state.turn]
-    wild_key = _held(hand, _wild_cards(rules))
+    view = state.view(state.turn)
+    wild_key = tuple(chain.from_iterable(view.wilds.values()))  # (in canonical order, as Facts.wild_key)
     wild_meld = melds.get(WILD_MELD)
     entry = _RANK_TABLES.get((id(rules), wild_key, wild_meld is not None and len(wild_meld) < rules.canasta_min_cards))
     if entry is None or entry[0] is not rules:
         return None
     pile = state.pile
     rank = pile[-1].rank
-    naturals = _held(hand, CANONICAL_OF_RANK[rank])
-    if hand.total() - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + cards_into_hand(pile) < 2:
+    naturals = tuple(view.naturals.get(rank, ()))
+    if view.size - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + cards_into_hand(pile) < 2:
         return None
     key = _take_key(rules, rank, naturals, melds.get(rank), bool(wild_key), rank in state.closed_ranks(), is_frozen_for(state, side))
     return entry[1].takes.get(key)

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from itertools import chain, product
 
-from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS, TOKENS, Card, card, sort_key
+from canasta_conformance.contract.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
 from canasta_conformance.contract.model import WILD_MELD, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
@@ -21,7 +21,6 @@ from .state import HandState
 
 SORT_KEY: dict[Card, tuple[int, int]] = {card(token): sort_key(card(token)) for token in TOKENS}
 CANONICAL: list[Card] = sorted(SORT_KEY, key=SORT_KEY.__getitem__)  # every card, in canonical order
-_ORDINAL: dict[Card, int] = {c: i for i, c in enumerate(CANONICAL)}  # its place in canonical order
 #: rank -> its cards (every suit)
 CARDS_OF_RANK: dict[str, list[Card]] = {rank: [c for c in SORT_KEY if c.rank == rank] for rank in dict.fromkeys(c.rank for c in SORT_KEY)}
 #: rank -> its cards (every suit), in canonical order
@@ -130,36 +129,14 @@ class Facts:
             if self.sequences:
                 self.melds = {rank: cards for rank, cards in self.melds.items() if rank not in self.sequences}
         self.minimum = 0 if self.melded else state.initial_minimum()
-        hand = state.hands[state.turn]
-        #: the hand's distinct cards in canonical order (sorted once; ranks come out grouped)
-        distinct = sorted(hand, key=_ORDINAL.__getitem__)
-        if 0 in hand.values():
-            distinct = [c for c in distinct if hand[c]]
-        self.distinct: list[Card] = distinct
-        naturals: dict[str, list[Card]] = {}  # rank -> the hand's naturals (black threes too)
-        self.naturals = naturals
-        wild_cards: dict[str, list[Card]] = {}
-        wild_ranks = rules.cards_wild_ranks
-        red_threes = size = 0
-        last = ""  # the rank of the group being filled (cards of a rank come together)
-        same: list[Card] = []
-        for c in distinct:
-            n = hand[c]
-            size += n
-            rank = c.rank
-            if rank == last:
-                same += [c] * n
-            elif rank == "3":  # red and black threes interleave in suit order
-                if c.suit in RED_SUITS:
-                    red_threes += n
-                else:
-                    naturals.setdefault(rank, []).extend([c] * n)
-            else:
-                last = rank
-                same = [c] * n
-                (wild_cards if rank in wild_ranks else naturals)[rank] = same
-        self.red_threes = red_threes
-        self.hand_size = size
+        view = state.view(state.turn)  # (the state keeps it as the hand changes: hand_view)
+        #: the hand's distinct cards in canonical order (ranks come grouped)
+        self.distinct: list[Card] = view.distinct
+        #: rank -> the hand's naturals (black threes too), in canonical order
+        self.naturals: dict[str, list[Card]] = view.naturals
+        wild_cards = view.wilds
+        self.red_threes = view.red_threes
+        self.hand_size = view.size
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
         if wild_cards:
             self.wild_key = tuple(chain.from_iterable(self.wild_kinds))

@@ -101,10 +101,8 @@ def expose_red_threes(state: HandState, seat: int) -> None:
     threes = [c for c in hand.elements() if c in RED_THREES]
     while threes:
         for card in threes:
-            hand[card] -= 1
-            if not hand[card]:
-                del hand[card]
+            state.remove_card(seat, card)
             state.red_threes[state.red_three_index(seat)].append(card)
             if state.stock:
-                hand[state.stock.pop()] += 1
+                state.add_card(seat, state.stock.pop())
         threes = [c for c in hand.elements() if c in RED_THREES]

@@ -12,6 +12,7 @@ from canasta_conformance.contract.sequences import looks_like_sequence, sequence
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import memo
+from .hand_view import HandView
 
 #: the red threes and the black threes (Card.is_red_three, Card.is_black_three), for a set look-up
 #: where every card drawn, taken or discarded is asked
@@ -66,6 +67,9 @@ class HandState:
     penalties: list[Penalty] = field(default_factory=list)
     #: what has been derived from this position so far (not part of it: see Derived)
     derived: Derived = field(default_factory=Derived, init=False, repr=False, compare=False)
+    #: each seat's hand as the move generator reads it (see view), once read; like ``derived``,
+    #: a state copied with ``dataclasses.replace`` starts without them
+    _views: list[HandView | None] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def forget(self) -> None:
         """The position has changed: drop what was derived from it."""
@@ -182,6 +186,59 @@ class HandState:
         false) when it holds fewer cards than a full draw."""
         rules = self.rules
         return not self.stock or (not rules.draw_lone_last_card_full_draw and len(self.stock) < rules.draw_count)
+
+    # --- the hands ----------------------------------------------------------------------------
+    def view(self, seat: int) -> HandView:
+        """The seat's hand as the move generator reads it (hand_view), read once and then kept up
+        to date by add_card and remove_cards, through which every change of a hand goes."""
+        views = self._views
+        if not views:
+            views = self._views = [None] * len(self.hands)
+        view = views[seat]
+        if view is None:
+            view = views[seat] = HandView(self.hands[seat], self.rules.cards_wild_ranks)
+        return view
+
+    def add_card(self, seat: int, card: Card) -> None:
+        """One card joins the seat's hand."""
+        hand = self.hands[seat]
+        had = hand.get(card, 0)
+        hand[card] = had + 1
+        if self._views and (view := self._views[seat]) is not None:
+            view.add(card, had)
+
+    def add_cards(self, seat: int, cards: list[Card]) -> None:
+        """Cards join the seat's hand (many at once: its view is read again when next needed)."""
+        hand = self.hands[seat]
+        for card in cards:
+            hand[card] = hand.get(card, 0) + 1
+        if self._views:
+            self._views[seat] = None
+
+    def remove_cards(self, seat: int, wanted: dict[Card, int]) -> None:
+        """Cards leave the seat's hand (card -> how many; the hand holds them)."""
+        hand = self.hands[seat]
+        view = self._views[seat] if self._views else None
+        for card, n in wanted.items():
+            left = hand[card] - n
+            if left:
+                hand[card] = left
+            else:
+                hand.pop(card)  # (dict.pop: Counter.__delitem__ is Python code)
+            if view is not None:
+                for k in range(n - 1, -1, -1):
+                    view.remove(card, left + k)
+
+    def remove_card(self, seat: int, card: Card) -> None:
+        """One card leaves the seat's hand (which holds it)."""
+        hand = self.hands[seat]
+        left = hand[card] - 1
+        if left:
+            hand[card] = left
+        else:
+            hand.pop(card)
+        if self._views and (view := self._views[seat]) is not None:
+            view.remove(card, left)
 
     def hand_size(self, seat: int | None = None) -> int:
         return sum(self.hands[self.turn if seat is None else seat].values())
