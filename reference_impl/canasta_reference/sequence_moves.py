@@ -52,7 +52,7 @@ from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 from canasta_conformance.contract.sequences import rank_order, span
 
 from .initial_melds import _new_meld_options, _spread
-from .move_rules import group_is_legal
+from .move_rules import cards_left_allowed, group_is_legal
 from .position_facts import Facts, Part, WildVector
 from .sequences import touches
 
@@ -126,10 +126,32 @@ def sequence_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
         yield from _initial_melds(engine, f)
         return
     for g in sequence_groups(f):
-        alone = Meld((g,))
-        if engine.is_legal(alone):
-            yield alone
+        if sequence_group_is_legal(f, g):
+            yield Meld((g,))
     yield from _going_out_in_two(engine, f)
+
+
+def sequence_group_is_legal(f: Facts, g: MeldGroup) -> bool:
+    """A meld of the one sequence group ``g`` (natural cards of the hand) by a side that has
+    melded, judged as ``apply`` judges it (plan_sequences, then the cards left) without raising:
+    meld.sequence.naturals-only, meld.sequence.one-suit and meld.sequence.consecutive (its cards);
+    meld.sequence.separate (it touches one sequence of the side at most); the sequence it starts
+    or extends (meld.sequence.*: see VariantRules.sequence_fault); then cards_left_allowed, a
+    sequence of a canasta's size counting as a canasta (canasta.sequence)."""
+    rules = f.rules
+    cards = g.cards
+    if rules.sequence_cards_fault(cards) is not None:
+        return False
+    near = [seq for seq in f.sequences.values() if touches(cards, seq)]
+    if len(near) > 1:
+        return False  # meld.sequence.separate
+    after = [*near[0], *cards] if near else list(cards)
+    if rules.sequence_fault(after, new=not near) is not None:
+        return False
+    size = rules.canasta_min_cards
+    made = len(after) >= size and not (near and len(near[0]) >= size)
+    left = f.hand_size - len(cards)
+    return cards_left_allowed(f, left, f.canastas + made, False, left == 0, f.wild_meld_open)
 
 
 # --- a side yet to meld -------------------------------------------------------------------------
