@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from operator import add, attrgetter
 from typing import NamedTuple
 
-from canasta_conformance.contract.cards import RANKS, Card
+from canasta_conformance.contract.cards import RANKS
+from canasta_conformance.contract.model import WILD_MELD
 from canasta_conformance.contract.sequences import is_sequence_key, rank_order, span
 from canasta_conformance.contract.variant_rules import VariantRules
 
+from .move_rules import wilds_may_join
 from .state import HandState
 
 _RANK_OF = attrgetter("rank")
@@ -82,13 +84,22 @@ class _Hand:
         #: (modern.meld.max-seven; None: no limit)
         self.closed = state.closed_ranks()
         self.max_cards = rules.meld_max_cards
+        #: the side's wild-card meld, in cards (modern.wild-meld.allowed; 0: none)
+        self.wild_meld = len(self.melds.get(WILD_MELD, ()))
+        #: whatever the player lays makes the side's initial meld (where wild cards may go differs:
+        #: modern.aces.wilds-initial-only, modern.meld.wild-after-five)
+        self.initial = not state.has_melded(state.side)
 
     @property
     def side(self) -> dict[str, tuple[int, int]]:
-        """The side's melds of one rank, each as (cards, wild cards) (read once, when needed)."""
+        """The side's melds of one rank, each as (cards, wild cards) (read once, when needed; the
+        wild-card meld apart)."""
         if self._side is None:
             wild = self._wild
-            self._side = {rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards)))) for rank, cards in self.melds.items()}
+            self._side = {
+                rank: (len(cards), sum(map(wild.__contains__, map(_RANK_OF, cards))))
+                for rank, cards in self.melds.items() if rank != WILD_MELD
+            }
         return self._side
 
     def unplaceable(self, rules: VariantRules) -> int:
@@ -115,7 +126,7 @@ def _by_ranks(state: HandState, hand: _Hand, removed: dict[str, int], sequence_c
             del naturals[rank]
     wilds = hand.wilds
     canastas_needed = rules.going_out_canastas_required - sequence_canastas
-    if _canastas_within_reach(state, naturals, wilds, hand.melds) < canastas_needed:
+    if _canastas_within_reach(state, naturals, wilds, hand) < canastas_needed:
         return False  # out.requires-canasta: decided before any way of melding the hand is tried
     side = hand.side
     if red_threes:  # a red three is never melded: it can only be the discard
@@ -138,12 +149,16 @@ def _by_ranks(state: HandState, hand: _Hand, removed: dict[str, int], sequence_c
     return not stuck and any(_fully_meldable(state, canastas_needed, naturals, wilds - 1, value - card_value.get(rank, 0), hand) for rank in wild_kinds)
 
 
-def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: int, melds: dict[str, list[Card]]) -> int:
-    """At most how many canastas the side can hold after melding from the hand: each is the meld
-    of one rank reaching the canasta size with the hand's naturals of that rank and at most all
-    its ``wilds`` wild cards (canasta.definition); ``melds`` are the side's melds of one rank."""
-    size = state.rules.canasta_min_cards
-    return sum(1 for rank in {*naturals, *melds} if len(melds.get(rank, ())) + naturals.get(rank, 0) + wilds >= size)
+def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: int, hand: _Hand) -> int:
+    """At most how many canastas the side can hold after melding from the hand: each is a meld of
+    the side (of one rank, or its wild-card meld) reaching the canasta size with the hand's naturals
+    of that rank and at most all its ``wilds`` wild cards, or a new wild-card meld of them
+    (canasta.definition, modern.wild-meld.allowed)."""
+    rules = state.rules
+    size = rules.canasta_min_cards
+    melds = hand.melds
+    within = sum(1 for rank in {*naturals, *melds} if len(melds.get(rank, ())) + naturals.get(rank, 0) + wilds >= size)
+    return within + (rules.meld_wild_only_melds and not hand.wild_meld and wilds >= size)
 
 
 def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, int], wilds: int, value: int, hand: _Hand) -> bool:
@@ -151,8 +166,8 @@ def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, 
     given the side's melds (``hand.side``: cards, wild cards by rank) and the ranks closed to every
     side, leaving the side ``canastas_needed`` canastas."""
     rules = state.rules
-    side, closed, max_cards = hand.side, hand.closed, hand.max_cards
-    if not side and state.took_pile and value < state.initial_minimum():
+    side, closed, max_cards, initial = hand.side, hand.closed, hand.max_cards, hand.initial
+    if not hand.melds and state.took_pile and value < state.initial_minimum():
         return False
     targets: list[_Target] = []
     for rank, n in naturals.items():
@@ -162,14 +177,52 @@ def _fully_meldable(state: HandState, canastas_needed: int, naturals: dict[str, 
         if not size and (n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards)):
             return False
         need = 0 if size else max(0, rules.meld_min_cards - n)
-        cap = _wild_room(rules, 0 if rank == "3" else rules.meld_max_wilds - ex_wilds, size + n, n + size - 2 * ex_wilds, max_cards)
+        room = 0 if rank == "3" or not wilds_may_join(rules, rank, size - ex_wilds + n, initial) else rules.meld_max_wilds - ex_wilds
+        cap = _wild_room(rules, room, size + n, n + size - 2 * ex_wilds, max_cards)
         if need > cap:
             return False
         targets.append(_Target(size + n, need, cap))
     for rank, (size, ex_wilds) in side.items():
-        if rank not in naturals and rank not in closed:
-            cap = _wild_room(rules, rules.meld_max_wilds - ex_wilds, size, size - 2 * ex_wilds, max_cards)
-            targets.append(_Target(size, 0, max(0, cap)))
+        if rank in closed:  # takes no card, but a canasta of the side still counts
+            targets.append(_Target(size, 0, 0))
+        elif rank not in naturals:
+            room = rules.meld_max_wilds - ex_wilds if wilds_may_join(rules, rank, size - ex_wilds, initial) else 0
+            targets.append(_Target(size, 0, max(0, _wild_room(rules, room, size, size - 2 * ex_wilds, max_cards))))
+    if not rules.meld_wild_only_melds:
+        return _wilds_placed(rules, targets, wilds, canastas_needed)
+    no_room = [t._replace(cap=0) for t in targets]
+    return any(
+        _wilds_placed(rules, targets if others_take else no_room, wilds - laid, canastas_needed - canasta)
+        for laid, canasta, others_take in _wild_meld_ways(rules, hand, wilds)
+    )
+
+
+def _wild_meld_ways(rules: VariantRules, hand: _Hand, wilds: int) -> Iterator[tuple[int, bool, bool]]:
+    """The ways the side's wild-card meld can end the turn, given ``wilds`` wild cards in hand: how
+    many of them it takes, whether it is then a canasta, and whether the other melds may take wild
+    cards too. modern.wild-meld.allowed (a new one holds three cards or more, at most
+    meld.max_cards), modern.out.unfinished-wild-meld (no going out while it is short of a canasta)
+    and modern.wild-meld.blocks-wilds (while a wild-card meld from before the turn is short of a
+    canasta, no other meld takes a wild card; one started this turn may follow the others')."""
+    before = hand.wild_meld
+    size = rules.canasta_min_cards
+    if before >= size:
+        yield 0, True, True
+        return
+    most = wilds if hand.max_cards is None else min(wilds, hand.max_cards - before)
+    for laid in range(most + 1):
+        after = before + laid
+        if not after:
+            yield 0, False, True
+        elif before or laid >= rules.meld_min_cards:
+            canasta = after >= size
+            if canasta or not rules.going_out_unfinished_wild_meld_blocks:
+                yield laid, canasta, canasta or not before or not rules.meld_wild_meld_blocks_wilds
+
+
+def _wilds_placed(rules: VariantRules, targets: list[_Target], wilds: int, canastas_needed: int) -> bool:
+    """Whether ``wilds`` wild cards can all go to the ``targets`` (each its need at least, its cap at
+    most) leaving the side ``canastas_needed`` canastas among them."""
     needed = sum(t.need for t in targets)
     if needed > wilds or wilds > sum(t.cap for t in targets):
         return False  # every wild card must find a meld with room for it

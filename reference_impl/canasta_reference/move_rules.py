@@ -62,9 +62,15 @@ def modern_wilds_allowed(f: Facts, rank: str, naturals_after: int, initial: bool
     """Whether wild cards may join the meld of ``rank`` (``naturals_after`` naturals with this
     action's): modern.wild-meld.blocks-wilds, modern.sevens.no-wilds, modern.aces.wilds-initial-only,
     modern.meld.wild-after-five."""
-    rules = f.rules
-    if f.wild_meld_open and rules.meld_wild_meld_blocks_wilds:
+    if f.wild_meld_open and f.rules.meld_wild_meld_blocks_wilds:
         return False
+    return wilds_may_join(f.rules, rank, naturals_after, initial)
+
+
+def wilds_may_join(rules: VariantRules, rank: str, naturals_after: int, initial: bool) -> bool:
+    """Whether the meld of ``rank`` may take wild cards, by its rank and its naturals (``initial``:
+    in the action making the side's initial meld): modern.sevens.no-wilds,
+    modern.aces.wilds-initial-only, modern.meld.wild-after-five."""
     if rules.meld_sevens_no_wilds and rank == "7":
         return False
     if initial:
