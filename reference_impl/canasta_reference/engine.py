@@ -161,7 +161,7 @@ class ReferenceEngine:
         if state is None:
             raise RuntimeError(_NO_POSITION)
         listed = state.derived.listed
-        if listed is not None:
+        if listed is not None and type(action) in _SHORTENED:
             for candidate in listed:
                 if candidate is action:
                     shortcut = self._listed_commit(state, action)
@@ -187,7 +187,7 @@ class ReferenceEngine:
         as the handler's. None for the kinds of action this does not shorten (and a sequence):
         the handler checks them as it checks every action that was not listed."""
         if isinstance(action, Discard):
-            talon = state.talon_owed()
+            talon = bool(state.talons) and state.talon_owed()
             return self._discarding(state, action.card, state.hand_size() == 1 and not talon, talon)
         if isinstance(action, Draw):
             return self._drawing(state)
@@ -670,6 +670,8 @@ _HANDLERS: dict[type, str] = {
     Draw: "_draw", TakePile: "_take", Meld: "_meld", Discard: "_discard", Ask: "_ask", Answer: "_answer",
     Decline: "_decline", NextHand: "_next_hand", SpecialHand: "_special_hand", EndTurn: "_end_turn_now",
 }
+#: the kinds of action whose commit _listed_commit makes for a listed action (the others' checks are few)
+_SHORTENED = frozenset({Discard, Draw, Meld, TakePile})
 _ACCEPTED = Outcome.accept()
 _NO_POSITION = "no position loaded: call load() or deal() first"
 

@@ -25,7 +25,7 @@ class HandView:
     lists hold a card as often as the hand does); how many red threes it holds; its size.
 
     Read-only for everyone but HandState, which changes it with the hand: the generator's facts
-    of a position share these lists (valid until the next action)."""
+    of a position share these lists and dicts (valid until the next action)."""
 
     __slots__ = ("distinct", "naturals", "red_threes", "size", "wild_ranks", "wilds")
 
@@ -75,9 +75,11 @@ class HandView:
         last = next(reversed(group), None)
         group[rank] = [c]
         if last is not None and _RANK_ORDER[last] > _RANK_ORDER[rank]:  # (a new rank: keep the ranks in order)
-            ordered = sorted(group.items(), key=lambda item: _RANK_ORDER[item[0]])
-            group.clear()
-            group.update(ordered)
+            ordered = {key: group[key] for key in sorted(group, key=_RANK_ORDER.__getitem__)}
+            if group is self.wilds:
+                self.wilds = ordered
+            else:
+                self.naturals = ordered
 
     def remove(self, c: Card, left: int) -> None:
         """One card leaves the hand, which holds ``left`` of it afterwards."""
