@@ -42,6 +42,17 @@ def test_a_cached_scenario_equals_a_fresh_load_and_is_not_parsed_again(tmp_path,
     assert load_scenario_cached(path, SPEC) == first == load_scenario(path, SPEC)
 
 
+def test_an_entry_read_back_gives_what_collection_needs_and_the_scenario_only_when_asked(tmp_path, cache_dir):
+    path = write(tmp_path, "collected-one")
+    fresh = load_scenario(path, SPEC)
+    assert scenario_cache.load_cached(path, SPEC).scenario() == fresh  # written
+    read = scenario_cache.load_cached(path, SPEC)
+    assert isinstance(read.held, bytes)  # the scenario still pickled: collecting does not rebuild it
+    assert (read.id, read.rules, read.rule_areas) == (fresh.id, fresh.rules, fresh.rule_areas)
+    assert read.tier == scenario_tier(fresh, SPEC)
+    assert read.scenario() == fresh
+
+
 def test_the_cached_tier_is_the_tier_computed_afresh(tmp_path, cache_dir, monkeypatch):
     sample = [write(tmp_path, "tiered-one"), *FILES[::20]]  # every twentieth corpus file: both tiers
     fresh = [scenario_tier(load_scenario(path, SPEC), SPEC) for path in sample]

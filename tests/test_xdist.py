@@ -191,3 +191,59 @@ def test_events_that_are_not_plain_data_are_sent_one_by_one():
     send("testreport", data={"odd": object()})
     send("runtest_protocol_complete", item_index=0, duration=0.1)
     assert sent == ["logstart", "testreport", "runtest_protocol_complete"]
+
+
+_RECORDING_CONFTEST = '''
+import json, os
+from pathlib import Path
+
+from canasta_conformance.running.scenario_cache import Loaded
+
+UNPICKLED, RAN = [], []
+_scenario = Loaded.scenario
+
+
+def _recorded(self):
+    UNPICKLED.append(self.id)
+    return _scenario(self)
+
+
+Loaded.scenario = _recorded
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        RAN.append(report.nodeid.split("::")[-1])
+
+
+def pytest_sessionfinish(session):
+    worker = getattr(session.config, "workerinput", None)
+    if worker is not None:
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter") is not None
+        record = {"unpickled": sorted(UNPICKLED), "ran": sorted(RAN), "terminal": terminal}
+        (Path(os.environ["RECORD_DIR"]) / (worker["workerid"] + ".json")).write_text(json.dumps(record))
+'''
+
+
+def test_a_worker_unpickles_only_the_scenarios_it_runs_and_keeps_no_terminal_when_it_runs_only_scenarios(tmp_path, monkeypatch):
+    """Every worker collects every scenario, from the cache entry's id, rules, areas and tier; the
+    scenario itself is unpickled only by the worker that runs it. A worker whose run is only
+    scenarios drops pytest's terminal reporter (its output goes nowhere); one running other tests
+    keeps it."""
+    ids = _corpus(tmp_path)
+    (tmp_path / "conftest.py").write_text(_RECORDING_CONFTEST)
+    records = tmp_path / "records"
+    records.mkdir()
+    monkeypatch.setenv("CANASTA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RECORD_DIR", str(records))
+    assert _run(tmp_path, "-n", "0").returncode == 0  # fills the cache
+    assert _run(tmp_path, "-n", "2").returncode == 0
+    workers = [json.loads(path.read_text()) for path in sorted(records.glob("gw*.json"))]
+    assert len(workers) == 2
+    assert sorted(sid for worker in workers for sid in worker["ran"]) == sorted(ids)
+    for worker in workers:
+        assert worker["unpickled"] == worker["ran"] and len(worker["ran"]) < len(ids)
+        assert worker["terminal"] is False
+    (tmp_path / "scenarios" / "test_plain.py").write_text("def test_plain():\n    assert True\n")
+    assert _run(tmp_path, "-n", "2").returncode == 0
+    assert all(json.loads(path.read_text())["terminal"] is True for path in records.glob("gw*.json"))

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..contract.spec import Spec, SpecError
     from ..running.harness import EngineSession
     from ..running.runner import Judging, Result
+    from ..running.scenario_cache import Loaded
 
 _SESSION_KEY = pytest.StashKey["CanastaState"]()
 #: rule-differs scenarios listed by name in the terminal summary
@@ -503,6 +504,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         reporter.write_line(f"{_header_line(config)}; {scenarios} scenarios")
     if scenarios:
         config.stash[_HEAP_KEY].freeze()
+    only_scenarios = all(isinstance(item, ScenarioItem | BrokenScenarioItem) for item in session.items)
+    if scenarios and only_scenarios and hasattr(config, "workerinput"):
+        from .xdist_transport import drop_worker_terminal
+
+        drop_worker_terminal(config)  # an xdist worker's output goes nowhere
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -557,27 +563,36 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 class ScenarioFile(pytest.File):
     def collect(self) -> Any:
-        from ..contract.scenario import ScenarioError
+        """The file's scenario item, built from what the scenario cache keeps beside the scenario
+        (id, rules, areas, tier): the scenario itself is unpickled by the process that runs the
+        item (an xdist worker collects every scenario of the run and runs its share)."""
         from ..contract.spec import SpecError
-        from ..contract.tiers import scenario_tier
         from ..running.scenario_cache import load_cached
 
         state: CanastaState = self.config.stash[_SESSION_KEY]
         _register_area_markers(self.config, state.spec_or_none())  # the spec is loaded here anyway
         try:
             loaded = load_cached(self.path, state.spec)
-            scenario = loaded.scenario
-        except (ScenarioError, SpecError) as error:
+        except Exception as error:
+            from ..contract.scenario import ScenarioError  # loaded already if it raised
+
+            if not isinstance(error, ScenarioError | SpecError):
+                raise
             yield BrokenScenarioItem.from_parent(self, name=self.path.stem, problems=str(error))
             return
-        item = ScenarioItem.from_parent(self, name=scenario.id, scenario=scenario)
+        item = ScenarioItem.from_parent(self, name=loaded.id, loaded=loaded)
         item.add_marker("canasta")
-        for area in scenario.rule_areas:
+        for area in loaded.rule_areas:
             item.add_marker(f"canasta_{area}")
-        item.extra_keyword_matches.update(scenario.rules)
-        item.tier = loaded.tier or scenario_tier(scenario, state.spec)  # the tier the cache keeps with the scenario
+        item.extra_keyword_matches.update(loaded.rules)
+        if loaded.tier is not None:  # the tier the cache keeps with the scenario
+            item.tier = loaded.tier
+        else:
+            from ..contract.tiers import scenario_tier
+
+            item.tier = scenario_tier(item.scenario, state.spec)
         item.add_marker(f"canasta_{item.tier.name}")
-        reason = state.known_failures.get(scenario.id)
+        reason = state.known_failures.get(loaded.id)
         if reason is not None:
             item.add_marker(pytest.mark.xfail(reason=f"known failure: {reason}", strict=True))
             item.known_failure = reason
@@ -616,14 +631,19 @@ class BrokenScenarioItem(pytest.Item):
 
 
 class ScenarioItem(pytest.Item):
-    def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
+    def __init__(self, *, loaded: Loaded, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        from ..contract.tiers import Tier
+        from ..contract.tier_records import Tier
 
-        self.scenario = scenario
+        self._loaded = loaded
         self.tier = Tier("core")
         self.known_failure: str | None = None  # the reason the known-failures file gives
         self._hook_relay: Any = None
+
+    @cached_property
+    def scenario(self) -> Scenario:
+        """The scenario, unpickled from its cache entry when first asked for (at its run)."""
+        return self._loaded.scenario()
 
     @property
     def ihook(self) -> Any:
@@ -683,7 +703,7 @@ class ScenarioItem(pytest.Item):
         return "\n".join(lines)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"scenario {self.scenario.id}"
+        return self.path, 0, f"scenario {self._loaded.id}"
 
 
 #: the exit status of a run that collected scenarios but executed none (pytest's "no tests ran")

@@ -17,6 +17,12 @@ the controller asks only when it can read the result):
 - **reports as one blob**: a report's serialized data is ``marshal``-ed
   (:func:`~..running.collector.pack_report_data`), for reports that still travel alone.
 
+A worker whose run is made only of scenario items also drops pytest's terminal reporter once it
+has collected them (:func:`drop_worker_terminal`): xdist does not forward a worker's standard
+output (it is the null device), so the reporter's work for every report, and its end-of-run
+summary, which has every plugin's summary hook run (Hypothesis's imports Hypothesis, about a
+third of a second), only fed the null device. The controller's reporter shows the run.
+
 ``marshal`` carries the plain types execnet carries (tuples stay tuples) and refuses objects of
 classes of their own; whatever it refuses is sent as xdist sends it. (It also carries a few types
 execnet does not, such as ``bytearray``, which an xdist report never holds.)
@@ -105,3 +111,17 @@ def receive_batches(node: Any) -> None:
 
     node.process_from_remote = process_from_remote
     node.workerinput[BATCHING_KEY] = marshal.version
+
+
+def drop_worker_terminal(config: Any) -> bool:
+    """(worker) Unregister pytest's terminal reporter of an xdist worker, whose standard output xdist
+    sends to the null device; True if done. The plugin calls it once collection has finished, and
+    only for a run made only of scenario items (the reporter is not needed to run them; a test of
+    another kind may ask for it, e.g. a fixture shown with ``--setup-show``)."""
+    if not isinstance(getattr(config, "workerinput", None), dict):
+        return False
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return False
+    config.pluginmanager.unregister(reporter)
+    return True
