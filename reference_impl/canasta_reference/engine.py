@@ -539,12 +539,16 @@ class ReferenceEngine:
         return False
 
     def _forced_take(self, state: HandState) -> bool:
-        """stock.empty.forced-take: the top card fits a meld of the side and the pile is not frozen."""
+        """stock.empty.forced-take: the top card fits a meld of the side and the pile is not frozen.
+        A meld no card may join does not oblige (modern.meld.closed-rank, modern.meld.max-seven)."""
         rules = state.rules
         if not rules.end_of_stock_forced_take or not state.pile:
             return False
         top = state.pile[-1]
-        if not rules.is_natural(top) or top.rank not in state.melds[state.side]:
+        meld = state.melds[state.side].get(top.rank)
+        if not rules.is_natural(top) or meld is None or top.rank in state.closed_ranks():
+            return False
+        if rules.meld_max_cards is not None and len(meld) >= rules.meld_max_cards:
             return False
         # not when frozen, nor for a one-card hand and pile (stock.empty.one-card-exception)
         return not is_frozen_for(state, state.side) and not one_card_rule_applies(state)
