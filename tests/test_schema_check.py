@@ -171,3 +171,28 @@ def test_json_equality_and_types_follow_draft_7():
         compile_check({"type": "integer", "multipleOf": 2})
     with pytest.raises(Uncompilable):
         compile_check({"$ref": "#/definitions/card"})
+
+
+def test_a_parameter_refuses_exactly_the_values_jsonschema_refuses():
+    """Parameter.check answers from its schema's compiled check and asks jsonschema only to
+    explain a refusal: every parameter's schema compiles, and on its default, each variant's
+    value and the odd values, its verdict is jsonschema's (and a refusal has jsonschema's message)."""
+    import jsonschema
+
+    from canasta_conformance.contract import spec as spec_module
+
+    spec = spec_module.load_spec()
+    overrides = [variant.overrides for variant in spec.variants.values()]
+    refused = 0
+    for parameter in spec.parameters.values():
+        schema = spec_module.thaw(parameter.schema)
+        assert spec_module._parameter_check(json.dumps(schema, sort_keys=True)) is not None, parameter.name
+        validator = jsonschema.Draft7Validator(schema)
+        values = [parameter.default, *(o[parameter.name] for o in overrides if parameter.name in o), *ODD_VALUES]
+        for value in values:
+            why = parameter.check(value)
+            assert (why is None) == validator.is_valid(spec_module.thaw(value)), (parameter.name, value)
+            if why is not None:
+                refused += 1
+                assert why.startswith(f"{value!r} is not allowed for {parameter.name}: ")
+    assert refused > len(spec.parameters)  # the odd values are refused often enough to matter

@@ -20,7 +20,6 @@ from .engine_protocol import DealSetup
 from .errors import CanastaError
 from .locations import SCENARIO_SUFFIXES
 from .model import WILD_MELD, Action, FormatError, Position, action_from_json, meld_rank, parse_cards
-from .schemas import SchemaFileError, schema_errors
 from .sequences import is_sequence_key, sequence_key
 from .spec import Spec, VariantError
 from .suggest import did_you_mean
@@ -115,6 +114,9 @@ def scenario_files(root: Path, problems: list[Problem] | None = None) -> list[Pa
 
 
 def load_scenario(path: Path, spec: Spec) -> Scenario:
+    # JSON Schema loads with the first file parsed: a scenario read back from the cache needs none of it
+    from .schemas import SchemaFileError, schema_errors
+
     try:
         document = read_yaml(path)
     except YamlError as error:

@@ -16,17 +16,21 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from .disk_cache import cache_root, context, read_entry, write_entry
 from .docpath import PathPart
 from .errors import CanastaError
 from .paths import spec_dir
-from .schemas import SchemaFileError, schema_errors
+from .schema_check import Check, compile_check
 from .suggest import did_you_mean
 from .variant_rules import VariantRules
+
+# JSON Schema (about 0.13 s to import) loads only to read the spec's files or to explain a value a
+# parameter refuses: a spec read back from the disk cache, and the parameter values it accepts,
+# need none of it (every process that runs scenarios reads the spec)
+if TYPE_CHECKING:
+    import jsonschema
 from .yamlio import Problem, YamlDocument, YamlError, read_yaml
 
 RULE_ID = re.compile(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$")
@@ -91,15 +95,37 @@ class Parameter:
     implemented: bool = True
 
     def check(self, value: Any) -> str | None:
-        """Why ``value`` is not allowed for this parameter, or None."""
-        validator = _parameter_validator(self.name, json.dumps(thaw(self.schema), sort_keys=True))
-        error = jsonschema.exceptions.best_match(validator.iter_errors(thaw(value)))
+        """Why ``value`` is not allowed for this parameter, or None. The schema's compiled check
+        (:mod:`.schema_check`) answers for a value it finds valid; any other is explained by
+        ``jsonschema``."""
+        schema = json.dumps(thaw(self.schema), sort_keys=True)
+        data = thaw(value)
+        check = _parameter_check(schema)
+        try:
+            if check is not None and check(data):
+                return None
+        except Exception:  # noqa: BLE001 - jsonschema reports it
+            pass
+        import jsonschema
+
+        error = jsonschema.exceptions.best_match(_parameter_validator(self.name, schema).iter_errors(data))
         return None if error is None else f"{value!r} is not allowed for {self.name}: {error.message}"
+
+
+@cache
+def _parameter_check(schema: str) -> Check | None:
+    """The compiled yes-or-no check of a parameter's schema, None if it does not compile."""
+    try:
+        return compile_check(json.loads(schema))
+    except Exception:  # noqa: BLE001 - anything the compiler cannot take is left to jsonschema
+        return None
 
 
 @cache
 def _parameter_validator(name: str, schema: str) -> jsonschema.Draft7Validator:
     """One validator per parameter schema, built once (building one costs more than using it)."""
+    import jsonschema
+
     return jsonschema.Draft7Validator(json.loads(schema))
 
 
@@ -267,6 +293,8 @@ def _documents(paths: Iterable[Path], problems: list[Problem]) -> Iterable[YamlD
 
 
 def _checked(document: YamlDocument, schema_name: str, problems: list[Problem]) -> bool:
+    from .schemas import SchemaFileError, schema_errors
+
     try:
         errors = [document.problem(path, message) for path, message in schema_errors(schema_name, document.data)]
     except SchemaFileError as error:
@@ -346,6 +374,8 @@ def _read_parameters(spec: Spec, path: Path) -> None:
             parameter = Parameter(**item)
             if parameter.name in spec.parameters:
                 spec.problems.append(doc.problem(["parameters", index, "name"], f"duplicate parameter {parameter.name!r}"))
+            import jsonschema
+
             try:
                 jsonschema.Draft7Validator.check_schema(parameter.schema)
             except jsonschema.SchemaError as error:

@@ -17,15 +17,23 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .docpath import PathPart, format_path
 from .errors import CanastaError
 
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+# PyYAML loads with the first file parsed (each function imports it): a process that reads the spec
+# and the scenarios back from the disk cache parses no YAML and needs none of it
+
+
+@cache
+def _loader() -> type:
+    """libyaml's safe loader, else PyYAML's own."""
+    import yaml
+
+    try:
+        loader: type = yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+        loader = yaml.SafeLoader
+    return loader
 
 
 #: a data file larger than this is refused unread (the largest spec file is a few tens of KB)
@@ -94,8 +102,10 @@ class YamlDocument:
 
     def line_of(self, parts: Sequence[PathPart]) -> int:
         """1-based line of the node at ``parts`` (or of its nearest existing parent)."""
+        import yaml
+
         if self._root is None:
-            self._root = yaml.compose(self.text, Loader=_Loader)
+            self._root = yaml.compose(self.text, Loader=_loader())
         node = self._root
         line = node.start_mark.line + 1 if node is not None else 1
         for part in parts:
@@ -159,9 +169,11 @@ def decode_text(raw: bytes, shown: str) -> str:
 
 def parse_yaml(text: str, path: Path) -> YamlDocument:
     """Parse decoded text: syntax, aliases, duplicate keys and huge integers are problems."""
+    import yaml
+
     shown = display_path(path)
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=_loader())
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
         line = mark.line + 1 if mark else 0
@@ -184,6 +196,8 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
 
 def _node_problems(root: Any, text: str, shown: str) -> Iterator[Problem]:
     """Aliases, duplicate keys and huge integers, walking the composed nodes without recursion."""
+    import yaml
+
     if root is None:
         return
     seen: set[int] = set()
@@ -223,9 +237,11 @@ def _node_problems(root: Any, text: str, shown: str) -> Iterator[Problem]:
 
 def _alias_problem(text: str, shown: str) -> Problem:
     """The line of the first alias (only read again when there is one)."""
+    import yaml
+
     line = 0
     try:
-        for event in yaml.parse(text, Loader=_Loader):
+        for event in yaml.parse(text, Loader=_loader()):
             if isinstance(event, yaml.AliasEvent):
                 line = event.start_mark.line + 1 if event.start_mark is not None else 0
                 break
