@@ -30,6 +30,22 @@ def root() -> Path:
     return ROOT
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the shared builds the selected tests need (the site, the installed wheel) in the
+    background at once, beside the first tests (shared_builds)."""
+    if session.config.option.collectonly:
+        return
+    from shared_builds import start_needed_builds
+
+    start_needed_builds(session.items, session.config._tmp_path_factory)  # type: ignore[attr-defined]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from shared_builds import stop_background_builds
+
+    stop_background_builds()
+
+
 #: test modules whose costly module-scoped fixtures must be built once: under ``pytest -n 2`` each
 #: group's tests run on one worker, so the other worker goes on with other tests instead of
 #: building the fixture too (or waiting on the site's build lock). module -> group

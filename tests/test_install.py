@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import venv
 from pathlib import Path
 
 import pytest
+
+from shared_builds import build_install, build_once, shared_folder
 
 
 def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -16,20 +16,10 @@ def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> subp
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory, root: Path) -> Path:
-    base = tmp_path_factory.mktemp("install")
-    wheels = base / "wheels"
-    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, root, cwd=base)
-    assert built.returncode == 0, built.stderr
-    env_dir = base / "venv"
-    # no pip in the new environment (bootstrapping one costs seconds): this environment's pip
-    # installs the wheel and its dependencies into it (pip --python)
-    venv.create(env_dir, with_pip=False)
-    python = env_dir / "bin" / "python"
-    wheel = next(wheels.glob("canasta_rules-*.whl"))
-    installed = run(sys.executable, "-m", "pip", "--python", python, "install", "-q", wheel, cwd=base)
-    assert installed.returncode == 0, installed.stderr
-    return env_dir
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built and installed with its dependencies into a new environment, once per test
+    run (shared_builds: started in the background as soon as collection selects a test that needs it)."""
+    return Path(build_once(shared_folder(tmp_path_factory, "install"), build_install)["env"])
 
 
 @pytest.fixture

@@ -6,9 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,19 +24,10 @@ from canasta_site.links import Linker, href
 from canasta_site.schemadoc import SchemaWriter, schema_files
 from corpus_once import SCENARIOS
 from html_scan import PageFacts, parse_page, scan_page
+from shared_builds import build_once, build_site, mkdocs_available, shared_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = load_spec()
-
-
-def mkdocs_available() -> str | None:
-    """Why the site cannot be built here, or None."""
-    try:
-        import material  # noqa: F401
-        import mkdocs  # noqa: F401
-    except ImportError as error:
-        return f"the docs extra is not installed ({error.name}); pip install -e '.[docs]'"
-    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -334,38 +322,11 @@ class Built:
     scenarios: tuple[Scenario, ...]
 
 
-def _build(target: Path) -> tuple[float, str]:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    started = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "--site-dir", str(target)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
-    )
-    seconds = time.perf_counter() - started
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr[-6000:]}"
-    return seconds, result.stderr
-
-
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """Build the site once per test run, shared by the xdist workers (a lock and a marker file)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: each worker builds its own copy
-        fcntl = None  # type: ignore[assignment]
-    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent / f"canasta-site-{run_id}") if run_id and fcntl else (base / "canasta-site")
-    shared.mkdir(parents=True, exist_ok=True)
-    scenarios = SCENARIOS
-    with open(shared / "lock", "w") as lock:
-        if fcntl is not None:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        marker = shared / "built.json"
-        if not marker.exists():
-            seconds, output = _build(shared / "site")
-            marker.write_text(json.dumps({"seconds": seconds, "output": output}))
-        info = json.loads(marker.read_text())
-    return Built(shared / "site", info["seconds"], info["output"], tuple(scenarios))
+    """The site, built once per test run and shared by the xdist workers (shared_builds: started in
+    the background as soon as collection selects a test that needs it)."""
+    info = build_once(shared_folder(tmp_path_factory, "site"), build_site)
+    return Built(shared_folder(tmp_path_factory, "site") / "site", info["seconds"], info["output"], tuple(SCENARIOS))
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import http.server
 import os
 import shutil
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +29,8 @@ CHROMIUM_ARGS = [
 ]
 RULE = "pile.frozen.take-with-natural-pair"
 TIMEOUT_MS = 90_000
+#: what the search box says once its index is loaded (mkdocs-material's "search.result.placeholder")
+SEARCH_READY = "Type to start searching"
 SCENARIO_AREA, SCENARIO = "pile", "pile-frozen-taken-whole-with-wilds-and-red-three"
 
 
@@ -171,30 +172,19 @@ def test_a_scenario_page_draws_the_table(page, served):
 def test_search_finds_a_rule_by_its_id(page, served):
     open_page(page, served, "")
     query = page.locator("input.md-search__input")
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 
     first_item = page.locator(".md-search-result__item").first
     result = page.locator(f'.md-search-result a[href*="#{RULE}"]:visible').first
-    # The search index loads in a web worker: a query typed before it is ready finds nothing, and on a
-    # loaded machine the results may render again (the rule's link then folded under "more on this
-    # page") between seeing it and clicking it. Wait on conditions, not on time: type the query, wait
-    # for a visible link to the rule with the rule as the best match, click it and wait for the page to
-    # land on the rule; whatever step times out, type the query again, within the overall timeout.
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while True:
-        try:
-            query.click()
-            query.fill("")
-            query.press_sequentially(RULE, delay=10)
-            result.wait_for(state="visible", timeout=5_000)
-            expect(first_item).to_contain_text(RULE, timeout=5_000)  # best match first
-            screenshot(page, "search.png", full_page=False)
-            result.click(timeout=5_000)
-            page.wait_for_url(lambda url: url.endswith(f"#{RULE}"), timeout=5_000)
-            break
-        except (PlaywrightTimeout, AssertionError):
-            if time.monotonic() > deadline:
-                raise
+    # The search index loads in a web worker, and a query typed before it is ready finds nothing:
+    # open the search and wait until it says it is ready for a query (Material shows "Initializing
+    # search" until then), then type the rule's ID, wait for it as the best match and follow it.
+    query.click()
+    expect(page.locator(".md-search-result__meta")).to_have_text(SEARCH_READY, timeout=TIMEOUT_MS)
+    query.press_sequentially(RULE, delay=10)
+    expect(first_item).to_contain_text(RULE, timeout=TIMEOUT_MS)  # best match first
+    screenshot(page, "search.png", full_page=False)
+    result.click()
+    page.wait_for_url(lambda url: url.endswith(f"#{RULE}"))
     assert page.locator(f'[id="{RULE}"]').is_visible()
     assert page.errors == []  # type: ignore[attr-defined]

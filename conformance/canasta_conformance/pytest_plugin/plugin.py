@@ -12,7 +12,7 @@ import shlex
 import shutil
 import sys
 import time
-from functools import cached_property, partial
+from functools import cache, cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -187,10 +187,17 @@ class CanastaState:
 
 def _pytest_command() -> list[str]:
     """``pytest`` when the one on PATH runs in this Python's environment, else ``python -m pytest``."""
-    found = shutil.which("pytest")
+    return list(_pytest_command_on(os.environ.get("PATH")))
+
+
+@cache
+def _pytest_command_on(search_path: str | None) -> tuple[str, ...]:
+    """:func:`_pytest_command` for one PATH, looked up once (a failing engine's run shows a rerun
+    command for every failure)."""
+    found = shutil.which("pytest", path=search_path)
     if found and Path(found).parent == Path(sys.executable).parent:
-        return ["pytest"]
-    return [sys.executable, "-m", "pytest"]
+        return ("pytest",)
+    return (sys.executable, "-m", "pytest")
 
 
 def _shown_path(path: Path, start: Path) -> str:
@@ -425,6 +432,8 @@ class _Heap:
 _HEAP_KEY = pytest.StashKey[_Heap]()
 #: set on the session when its collection has finished
 _COLLECTED_KEY = pytest.StashKey[bool]()
+#: a folder's hook relay, shared by the scenario items of its files once collection has finished
+_RELAYS_KEY = pytest.StashKey[dict[Path, Any]]()
 
 
 def _register_area_markers(config: pytest.Config, spec: Spec | None = None) -> None:
@@ -649,12 +658,19 @@ class ScenarioItem(pytest.Item):
     def ihook(self) -> Any:
         """pytest's hook relay for this item's file (the hooks of the conftest files that apply to
         it), asked of the session once the run has begun instead of at each of the dozen hook calls
-        of an item's run (each a path look-up): no conftest file is loaded after collection."""
+        of an item's run (each a path look-up): no conftest file is loaded after collection. The
+        relay depends on the file's folder only (the conftest files above it), so the items of one
+        folder share it."""
         relay = self._hook_relay
         if relay is None:
-            relay = super().ihook
-            if self.session.stash.get(_COLLECTED_KEY, False):
-                self._hook_relay = relay
+            if not self.session.stash.get(_COLLECTED_KEY, False):
+                return super().ihook
+            relays = self.session.stash.setdefault(_RELAYS_KEY, {})
+            folder = self.path.parent
+            relay = relays.get(folder)
+            if relay is None:
+                relay = relays[folder] = super().ihook
+            self._hook_relay = relay
         return relay
 
     @cached_property
