@@ -653,8 +653,9 @@ class ReferenceEngine:
     def _end_turn(self, state: HandState) -> None:
         if state.melded_ranks:
             state.melded_seats.add(state.turn)
-        state.melded_ranks = set()
-        state.new_ranks = set()
+            state.melded_ranks = set()
+        if state.new_ranks:
+            state.new_ranks = set()
         state.took_pile = False
         state.question = None
         state.last_card_red_three = False

@@ -157,7 +157,13 @@ def _canastas_within_reach(state: HandState, naturals: dict[str, int], wilds: in
     rules = state.rules
     size = rules.canasta_min_cards
     melds = hand.melds
-    within = sum(1 for rank in {*naturals, *melds} if len(melds.get(rank, ())) + naturals.get(rank, 0) + wilds >= size)
+    within = 0  # (each rank of the hand's naturals, then each meld of another rank)
+    for rank, n in naturals.items():
+        if len(melds.get(rank, ())) + n + wilds >= size:
+            within += 1
+    for rank, cards in melds.items():
+        if rank not in naturals and len(cards) + wilds >= size:
+            within += 1
     return within + (rules.meld_wild_only_melds and not hand.wild_meld and wilds >= size)
 
 
