@@ -290,7 +290,7 @@ class _WildsLeft:
     the needed ones, the needed or plain ones: see _Rank). The same wild cards are left at many
     steps of the search, so each is built once, and each rank's groups when the search needs them."""
 
-    __slots__ = ("cards", "fitting", "options", "unspent", "value")
+    __slots__ = ("cards", "fitting", "options", "spelled", "unspent", "value")
 
     def __init__(self, f: Facts, options: list[_Rank], spent: int) -> None:
         unspent = tuple(map(sub, f.wild_avail, unpack(spent, len(f.wild_avail))))
@@ -299,6 +299,7 @@ class _WildsLeft:
         self.cards = sum(unspent)
         self.options = options
         self.fitting: list[tuple[list[_Group], list[_Group], list[_Group]] | None] = [None] * len(options)
+        self.spelled: dict[_Group, MeldGroup] = {}  # each group's cards with these wild cards left (see _modern_search's spell)
 
     def fit(self, index: int) -> tuple[list[_Group], list[_Group], list[_Group]]:
         """The groups of rank ``index`` that fit (read through ``fitting``, which keeps them)."""
@@ -316,7 +317,7 @@ def _verdict(f: Facts, verdicts: dict[int, bool], tally: int) -> bool:
     return verdict
 
 
-def modern_initial_melds(f: Facts) -> Iterator[Meld]:
+def modern_initial_melds(f: Facts) -> list[Meld]:
     """The initial melds of a side whose initial meld differs from its later melds (Modern
     American). Every group of the action is one that could not be laid later in the same turn
     with the same effect: dropping it makes the rest no legal initial meld (the count, the natural
@@ -324,9 +325,9 @@ def modern_initial_melds(f: Facts) -> Iterator[Meld]:
     (modern.aces.wilds-initial-only, modern.meld.wild-after-five). Each group is any legal new meld
     (any number of naturals, any wild cards by kind), the wild-card meld included."""
     options = _modern_options(f)
-    if options:
-        yield from _modern_search(f, options)
-    yield from (Meld(f.groups(parts)) for parts in _initial_with_threes(f))
+    melds = _modern_search(f, options) if options else []
+    melds += (Meld(f.groups(parts)) for parts in _initial_with_threes(f))
+    return melds
 
 
 def _modern_options(f: Facts) -> list[_Rank]:
@@ -421,12 +422,12 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
             cards = spellings[key] = MeldGroup(f.cards(part.rank, part.k, part.wilds, unpack(key[1], kinds)), tag)
         return cards
 
-    def extend(index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], least_spare: float,
-               least_plain: float) -> None:
+    def extend(index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], chosen_legal: bool,
+               least_spare: float, least_plain: float) -> None:
         """Add groups of options[index:] to the chosen ones: ``laid`` spelled, of ``tally``, spending
         the wild cards ``spent``; ``waiting``: the tallies of those that could be laid later (see
-        _every_group_needed); ``least_spare``, ``least_plain``: the lowest value of those spare
-        alone, and of the other ones of naturals only."""
+        _every_group_needed); ``chosen_legal``: they make a legal initial meld; ``least_spare``,
+        ``least_plain``: the lowest value of those spare alone, and of the other ones of naturals only."""
         lacking = natural_meld and not tally >> NATURAL_MELDS & MASK  # modern.initial.natural-meld not met yet
         if lacking and not naturals_left[index]:
             return  # and it can no longer be
@@ -450,11 +451,8 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
         short = minimum - counted  # what the chosen groups lack of the minimum (negative: what they have over it)
         spare_from = least_spare + short
         plain_spare_from = least_plain + short
-        # _every_group_needed for the chosen groups and an added one: the chosen groups without
-        # each waiting one (their tallies, the added group's to come), and the chosen groups alone
-        rests = [tally - t for t in waiting]
-        chosen_legal = bool(laid) and _verdict(f, legal, tally)
         fitting = left.fitting
+        spelled = left.spelled
         for i in range(index, len(options)):
             for group in (fitting[i] or left.fit(i))[which]:
                 value = group.value
@@ -464,24 +462,27 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
                     continue  # a chosen group would be spare, so in every action containing these groups
                 now = tally + group.tally
                 # (below the minimum only a concealed going out may count less: it lays all cards but one at most)
-                listed = (value >= short or hand_size - (now >> LAID & MASK) <= 1) and _verdict(f, legal, now) and not (chosen_legal and group.waits)
+                legal_now = (value >= short or hand_size - (now >> LAID & MASK) <= 1) and _verdict(f, legal, now)
+                listed = legal_now and not (chosen_legal and group.waits)  # (_every_group_needed: the added group)
                 if listed:
-                    added = group.tally
-                    for rest in rests:
-                        if _verdict(f, legal, rest + added):
+                    for t in waiting:
+                        if _verdict(f, legal, now - t):
                             listed = False  # a chosen group could be laid later
                             break
                 further = value < short or (needed_after if plain + group.plain else needed_or_plain_after)[i + 1]
                 if listed or further:
-                    cards = (*laid, spell(group, spent))
+                    spelling = spelled.get(group)
+                    if spelling is None:
+                        spelling = spelled[group] = spell(group, spent)
+                    cards = (*laid, spelling)
                     if listed:
                         found.append(Meld(cards))
                     if further:
-                        extend(i + 1, cards, now, spent + group.wild_code, (*waiting, group.tally) if group.waits else waiting,
+                        extend(i + 1, cards, now, spent + group.wild_code, (*waiting, group.tally) if group.waits else waiting, legal_now,
                                min(least_spare, value) if group.spare_alone else least_spare,
                                min(least_plain, value) if group.plain and not group.spare_alone else least_plain)
 
-    extend(0, (), 0, 0, (), inf, inf)
+    extend(0, (), 0, 0, (), False, inf, inf)
     return found
 
 
