@@ -134,14 +134,13 @@ def sequence_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
 def sequence_group_is_legal(f: Facts, g: MeldGroup) -> bool:
     """A meld of the one sequence group ``g`` (natural cards of the hand) by a side that has
     melded, judged as ``apply`` judges it (plan_sequences, then the cards left) without raising:
-    meld.sequence.naturals-only, meld.sequence.one-suit and meld.sequence.consecutive (its cards);
     meld.sequence.separate (it touches one sequence of the side at most); the sequence it starts
-    or extends (meld.sequence.*: see VariantRules.sequence_fault); then cards_left_allowed, a
-    sequence of a canasta's size counting as a canasta (canasta.sequence)."""
+    or extends (meld.sequence.*: see VariantRules.sequence_fault; it holds the group's cards, so
+    what apply asks of them alone, meld.sequence.naturals-only, .one-suit and .consecutive, it asks
+    of the whole); then cards_left_allowed, a sequence of a canasta's size counting as a canasta
+    (canasta.sequence)."""
     rules = f.rules
     cards = g.cards
-    if rules.sequence_cards_fault(cards) is not None:
-        return False
     near = [seq for seq in f.sequences.values() if touches(cards, seq)]
     if len(near) > 1:
         return False  # meld.sequence.separate
