@@ -346,14 +346,31 @@ def _modern_options(f: Facts) -> list[_Rank]:
         option = _rank_option(f, rank)
         if option is not None:
             options.append(option)
-    if rules.meld_wild_only_melds:
+    if rules.meld_wild_only_melds and f.wild_avail:
+        wild_meld = _wild_meld_option(f)
+        if wild_meld is not None:
+            options.append(wild_meld)
+    return options
+
+
+#: (variant, the wild cards by kind and their counts) -> (the variant's rules, the wild-card meld's candidate groups)
+_WILD_MELD_OPTIONS: dict[tuple[int, WildVector, tuple[int, ...]], tuple[VariantRules, _Rank | None]] = memo.table()
+
+
+def _wild_meld_option(f: Facts) -> _Rank | None:
+    """The candidate groups of the side's wild-card meld (modern.wild-meld.allowed): every legal
+    one of the hand's wild cards, by kind. A side yet to meld has no wild-card meld, so they depend
+    only on the variant and the hand's wild cards: kept, as the groups of the ranks are."""
+    rules = f.rules
+    key = (id(rules), f.wild_avail, tuple(f.wild_values))
+    entry = _WILD_MELD_OPTIONS.get(key)
+    if entry is None or entry[0] is not rules:
         groups = [
             _Group(f, Part(WILD_MELD, 0, v, n, value), False)
             for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail))) if group_is_legal(f, WILD_MELD, 0, n)
         ]
-        if groups:
-            options.append(_Rank(f, groups))
-    return options
+        entry = bounded(_WILD_MELD_OPTIONS)[key] = (rules, _Rank(f, groups) if groups else None)
+    return entry[1]
 
 
 #: (variant, rank, its naturals in hand, the wild cards by kind and their counts, the rank closed)
