@@ -40,7 +40,10 @@ def test_every_kept_view_reads_as_the_hand_read_afresh(variant):
         while engine.state is not None and engine.state.phase != "over":
             state = engine.state
             for seat in range(rules.players):
-                assert state.view(seat).same_as(fresh(engine, seat)), (variant, seed, step, seat)
+                view = state.view(seat)
+                assert view.same_as(fresh(engine, seat)), (variant, seed, step, seat)
+                if view.wild_facts is not None:  # (kept while the wild cards stay: their cards)
+                    assert view.wild_facts[0] == tuple(c for cards in view.wilds.values() for c in cards)
                 checked += 1
             listed = engine.legal_actions()
             action = listed[rng.randrange(len(listed))]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Mapping
+from typing import Any
 
 from canasta_conformance.contract.cards import _RANK_ORDER, RED_SUITS, TOKENS, Card, card, sort_key
 
@@ -27,7 +28,7 @@ class HandView:
     Read-only for everyone but HandState, which changes it with the hand: the generator's facts
     of a position share these lists and dicts (valid until the next action)."""
 
-    __slots__ = ("distinct", "naturals", "red_threes", "size", "wild_ranks", "wilds")
+    __slots__ = ("distinct", "naturals", "red_threes", "size", "wild_facts", "wild_ranks", "wilds")
 
     def __init__(self, hand: Mapping[Card, int], wild_ranks: frozenset[str]) -> None:
         self.wild_ranks = wild_ranks
@@ -57,6 +58,9 @@ class HandView:
         self.wilds = wilds
         self.red_threes = red_threes
         self.size = size
+        #: what the generator's facts derive from the wild cards alone (position_facts.Facts), kept
+        #: until a wild card joins or leaves the hand
+        self.wild_facts: tuple[Any, ...] | None = None
 
     def add(self, c: Card, had: int) -> None:
         """One card joins the hand, which held ``had`` of it."""
@@ -67,7 +71,11 @@ class HandView:
         if rank == "3" and c.suit in RED_SUITS:
             self.red_threes += 1
             return
-        group = self.wilds if rank in self.wild_ranks else self.naturals
+        if rank in self.wild_ranks:
+            group = self.wilds
+            self.wild_facts = None
+        else:
+            group = self.naturals
         cards = group.get(rank)
         if cards is not None:
             insort(cards, c, key=_PLACE)
@@ -90,7 +98,11 @@ class HandView:
         if rank == "3" and c.suit in RED_SUITS:
             self.red_threes -= 1
             return
-        group = self.wilds if rank in self.wild_ranks else self.naturals
+        if rank in self.wild_ranks:
+            group = self.wilds
+            self.wild_facts = None
+        else:
+            group = self.naturals
         cards = group[rank]
         cards.remove(c)
         if not cards:

@@ -139,12 +139,14 @@ class Facts:
         self.hand_size = view.size
         self.wild_kinds: list[list[Card]] = list(wild_cards.values())
         if wild_cards:
-            self.wild_key = tuple(chain.from_iterable(self.wild_kinds))
-            self.wild_values = [rules.value(cards[0]) for cards in self.wild_kinds]
-            self.wild_avail = tuple(map(len, self.wild_kinds))
-            self.no_wilds = (0,) * len(self.wild_kinds)
+            wild_facts = view.wild_facts  # (kept by the view while the hand's wild cards stay)
+            if wild_facts is None:
+                wild_facts = view.wild_facts = (
+                    tuple(chain.from_iterable(self.wild_kinds)), [rules.value(cards[0]) for cards in self.wild_kinds],
+                    tuple(map(len, self.wild_kinds)), (0,) * len(self.wild_kinds), {},
+                )
+            self.wild_key, self.wild_values, self.wild_avail, self.no_wilds, self._tables = wild_facts
             self.wilds_first = not self.naturals or _RANK_ORDER[[*wild_cards][-1]] < _RANK_ORDER[next(iter(self.naturals))]
-            self._tables: dict[int, WildTable] = {}  # the wild-card choices by cap (see _wild_table)
         # Modern American (each fact is empty or false where the variant lacks the rule)
         size = rules.canasta_min_cards
         self.max_cards, self.wild_places_ruled, initial_ruled = _variant_facts(rules)
@@ -166,6 +168,8 @@ class Facts:
     wilds_first = True
     #: the pile's top card, when takes are generated
     top_value = 0
+    #: the wild-card choices by cap (see _wild_table), shared by the positions of one set of wild cards
+    _tables: dict[int, WildTable]
     _meld_wilds: dict[str, int] | None = None
     _canastas: int | None = None
     #: ranks in which some side has completed a canasta (modern.meld.closed-rank)
