@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,18 @@ if str(TESTS) not in sys.path:
 SITE = str(ROOT / "rules_site")
 if SITE not in sys.path:
     sys.path.insert(0, SITE)
+
+
+# pytester gives every in-process run a home folder of its own, where the scenario cache would
+# start empty each time (every scenario parsed and validated again): the runs of a test session
+# share the cache a user's runs share (its entries are keyed by each file's path and bytes, the spec
+# and the harness; the cache's own tests name their folders). CANASTA_CACHE_DIR, when set, is kept.
+if "CANASTA_CACHE_DIR" not in os.environ:
+    from canasta_conformance.contract.disk_cache import cache_root
+
+    _CACHE = cache_root()
+    if _CACHE is not None:
+        os.environ["CANASTA_CACHE_DIR"] = str(_CACHE)
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import shutil
 from pathlib import Path
 
 import pytest
@@ -190,10 +189,8 @@ def test_canasta_option_adds_the_installed_corpus(pytester):
 
 @pytest.mark.parametrize("engine", ["fake_engines:AcceptEverything", "fake_engines:RejectEverything"])
 def test_deliberately_wrong_engines_fail_at_least_90_percent_of_the_corpus(pytester, engine):
-    corpus = pytester.path / "scenarios"
-    shutil.copytree(scenarios_dir(), corpus)
-    total = len(scenario_files(corpus))
-    result = pytester.runpytest(str(corpus), "--canasta-engine", engine, "-q", "-p", "no:randomly")
+    total = len(scenario_files(scenarios_dir()))
+    result = pytester.runpytest("--canasta", "--canasta-engine", engine, "-q", "-p", "no:randomly")
     outcomes = result.parseoutcomes()
     failed = outcomes.get("failed", 0)
     assert outcomes.get("errors", 0) == 0
