@@ -168,6 +168,7 @@ def _initial_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
         else:
             layouts = (*_rank_sets(rest, counted), *_whole_rest(rest))
         seqs = in_order(g for g, _ in chosen)
+        new_runs = _new_runs_legal(f, seqs)
         for parts in layouts:
             ranks = [p.value for p in parts if p.rank != "3"]
             total = counted + sum(ranks)
@@ -177,33 +178,36 @@ def _initial_melds(engine: ReferenceEngine, f: Facts) -> Iterator[Meld]:
             elif any(total - value >= f.minimum for value in ranks or [value for _, value in chosen]):
                 continue  # a group not needed: laid by a later meld of the turn
             laid = Meld((*rest.groups(parts), *seqs))
-            if laid not in seen and (_plainly_legal(rest, parts, seqs, counted) or engine.is_legal(laid)):
+            if laid not in seen and ((new_runs and _plainly_legal(rest, parts, counted)) or engine.is_legal(laid)):
                 seen.add(laid)
                 yield laid
 
 
-def _plainly_legal(rest: Facts, parts: Sequence[Part], runs: Sequence[MeldGroup], counted: int) -> bool:
-    """Whether the initial meld laying the one-rank ``parts`` of the hand without the ``runs``
-    (``rest``) and the new sequences ``runs`` (counting ``counted``) is legal, shown without the
-    validating apply path for its plain form only: each part a legal new meld of a natural rank
-    (group_is_legal: meld.min-cards, meld.min-naturals, meld.max-wilds... at most one a rank), no
-    black threes (black3.meld.going-out-only), each run a legal new sequence
-    (VariantRules.sequence_fault) touching no other (meld.sequence.separate), the whole counting at
-    least the minimum (initial.table) where no natural meld is required, two cards or more left
-    (turn.keep-a-card asks nothing more). False otherwise: apply's checks judge the action."""
+def _new_runs_legal(f: Facts, runs: Sequence[MeldGroup]) -> bool:
+    """The sequence groups ``runs`` of a side yet to meld are each a legal new sequence
+    (VariantRules.sequence_fault) touching no other (meld.sequence.separate): as apply's
+    plan_sequences judges them."""
+    for i, run in enumerate(runs):
+        if f.rules.sequence_fault(run.cards, new=True) is not None or any(touches(run.cards, other.cards) for other in runs[:i]):
+            return False
+    return True
+
+
+def _plainly_legal(rest: Facts, parts: Sequence[Part], counted: int) -> bool:
+    """Whether the initial meld laying the one-rank ``parts`` of the hand without its runs
+    (``rest``) beside new sequences that are legal (_new_runs_legal) and count ``counted`` is legal,
+    shown without the validating apply path for its plain form only: each part a legal new meld of
+    a natural rank (group_is_legal: meld.min-cards, meld.min-naturals, meld.max-wilds... at most one
+    a rank), no black threes (black3.meld.going-out-only), the whole counting at least the minimum
+    (initial.table) where no natural meld is required, two cards or more left (turn.keep-a-card
+    asks nothing more). False otherwise: apply's checks judge the action."""
     rules = rest.rules
     if rules.initial_meld_natural_meld_required:
         return False
     left = rest.hand_size - sum(p.cards for p in parts)
     if left < 2 or counted + sum(p.value for p in parts) < rest.minimum or len({p.rank for p in parts}) < len(parts):
         return False
-    for p in parts:
-        if p.rank in ("3", WILD_MELD) or not p.k or not group_is_legal(rest, p.rank, p.k, p.n_wilds, True):
-            return False
-    for i, run in enumerate(runs):
-        if rules.sequence_fault(run.cards, new=True) is not None or any(touches(run.cards, other.cards) for other in runs[:i]):
-            return False
-    return True
+    return all(p.rank not in ("3", WILD_MELD) and p.k and group_is_legal(rest, p.rank, p.k, p.n_wilds, True) for p in parts)
 
 
 def _run_sets(f: Facts, runs: list[tuple[MeldGroup, int]]) -> Iterator[tuple[tuple[MeldGroup, int], ...]]:
