@@ -15,6 +15,7 @@ from canasta_conformance.contract.model import WILD_MELD, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import memo
+from .hand_view import HandView
 from .memo import bounded
 from .sequences import side_sequences
 from .state import HandState
@@ -115,7 +116,9 @@ class Facts:
     """Everything the generator needs about a position, computed once: the hand as count vectors
     (naturals by rank, wild cards by kind, both in canonical card order) and the side's melds."""
 
-    def __init__(self, state: HandState) -> None:
+    def __init__(self, state: HandState, view: HandView | None = None) -> None:
+        """``view``: a hand read in place of the player's (sequence_moves: the hand without the
+        runs an action lays), the rest of the position as it is."""
         rules = state.rules
         self.state = state
         self.rules = rules
@@ -129,7 +132,8 @@ class Facts:
             if self.sequences:
                 self.melds = {rank: cards for rank, cards in self.melds.items() if rank not in self.sequences}
         self.minimum = 0 if self.melded else state.initial_minimum()
-        view = state.view(state.turn)  # (the state keeps it as the hand changes: hand_view)
+        if view is None:
+            view = state.view(state.turn)  # (the state keeps it as the hand changes: hand_view)
         #: the hand's distinct cards in canonical order (ranks come grouped)
         self.distinct: list[Card] = view.distinct
         #: rank -> the hand's naturals (black threes too), in canonical order

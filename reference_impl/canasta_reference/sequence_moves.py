@@ -44,13 +44,13 @@ going out lays every card but at most one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from canasta_conformance.contract.cards import Card, sort_cards
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 from canasta_conformance.contract.sequences import rank_order, span
 
+from .hand_view import HandView
 from .initial_melds import _new_meld_options, _spread
 from .move_rules import cards_left_allowed, group_is_legal
 from .position_facts import Facts, Part, WildVector
@@ -229,13 +229,10 @@ def _run_sets(f: Facts, runs: list[tuple[MeldGroup, int]]) -> Iterator[tuple[tup
 
 def _without(f: Facts, runs: list[MeldGroup]) -> Facts:
     """The facts of the position with the runs' cards out of the hand."""
-    state = f.state
-    rest = state.hand.copy()
+    rest = f.state.hand.copy()
     for g in runs:
         rest.subtract(g.cards)
-    hands = list(state.hands)
-    hands[state.turn] = +rest
-    return Facts(replace(state, hands=hands))
+    return Facts(f.state, HandView(rest, f.rules.cards_wild_ranks))
 
 
 def _rank_sets(f: Facts, counted: int) -> Iterator[tuple[Part, ...]]:
