@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from canasta_conformance.contract.paths import scenarios_dir
-from canasta_conformance.pytest_plugin.xdist_transport import BATCH_EVENT, BATCHING_KEY, HeldEvents, receive_batches
+from canasta_conformance.pytest_plugin.xdist_transport import BATCH_EVENT, BATCHING_KEY, QUEUED_EVENT, HeldEvents, receive_batches
 from canasta_conformance.running.collector import PACKED_KEY, pack_report_data, unpack_report_data
 from example_scenario import EXAMPLE
 
@@ -164,6 +164,59 @@ def test_a_worker_holds_a_tests_events_and_sends_them_with_its_end_as_one_messag
     ]
     assert node.received[1] == ("logstart", {"nodeid": "a.yaml::a", "location": ("a.yaml", 0, "scenario a")})
     assert node.received[3] == ("testreport", {"data": {"when": "call", "outcome": "failed"}})
+
+
+def test_a_batchs_events_cross_to_the_controllers_main_thread_as_one_queued_event_handled_in_order():
+    class DSession:  # xdist's controller: loop_once hands each queued event to worker_<name>
+        def __init__(self) -> None:
+            self.handled: list[tuple[str, Any]] = []
+
+        def loop_once(self) -> None:
+            name, kwargs = queue.pop(0)
+            getattr(self, f"worker_{name}")(**kwargs)
+
+        def worker_testreport(self, node: Any, rep: Any) -> None:
+            self.handled.append(("testreport", rep))
+
+        def worker_logstart(self, node: Any, nodeid: str, location: Any) -> None:
+            self.handled.append(("logstart", nodeid))
+
+        def worker_runtest_protocol_complete(self, node: Any, item_index: int, duration: float) -> None:
+            self.handled.append(("complete", item_index))
+
+        def worker_workerready(self, node: Any, workerinfo: Any) -> None:
+            self.handled.append(("workerready", workerinfo))
+
+    queue: list[tuple[str, dict[str, Any]]] = []
+
+    class Node:  # xdist's WorkerController: its receiver puts each event on the controller's queue
+        def __init__(self) -> None:
+            self.workerinput: dict[str, Any] = {}
+            self.putevent = queue.append
+
+        def process_from_remote(self, eventcall: Any) -> None:
+            name, kwargs = eventcall
+            self.putevent((name, {**kwargs, "node": self}))
+
+    dsession, node = DSession(), Node()
+    receive_batches(node, dsession)
+    sent: list[tuple[str, dict[str, Any]]] = []
+    send = HeldEvents(lambda name, **kwargs: sent.append((name, kwargs)))
+    send("workerready", workerinfo={"a": 1})
+    for index, sid in enumerate(("a", "b")):
+        send("logstart", nodeid=f"{sid}.yaml::{sid}", location=(f"{sid}.yaml", 0, sid))
+        send("testreport", rep=f"{sid}-call")
+        send("runtest_protocol_complete", item_index=index, duration=0.1)
+    for name, kwargs in sent:
+        node.process_from_remote((name, kwargs))
+    assert [name for name, _ in queue] == ["workerready", QUEUED_EVENT, QUEUED_EVENT]  # a test's events: one hand-over
+    assert node.putevent == queue.append  # the receiver's own queue again after each batch
+    while queue:
+        dsession.loop_once()
+    assert dsession.handled == [
+        ("workerready", {"a": 1}), ("logstart", "a.yaml::a"), ("testreport", "a-call"), ("complete", 0),
+        ("logstart", "b.yaml::b"), ("testreport", "b-call"), ("complete", 1),
+    ]
 
 
 def test_no_batching_is_asked_of_a_worker_whose_channel_is_already_open():

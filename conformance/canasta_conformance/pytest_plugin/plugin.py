@@ -529,7 +529,7 @@ def pytest_configure_node(node: Any) -> None:
     from .xdist_transport import receive_batches
 
     node.workerinput[PACKING_KEY] = marshal.version
-    receive_batches(node)
+    receive_batches(node, node.config.pluginmanager.get_plugin("dsession"))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -39,6 +39,8 @@ from typing import Any
 BATCHING_KEY = "canasta_batch_events"
 #: the event carrying a test's events as one marshal blob
 BATCH_EVENT = "canasta_events"
+#: the controller's event that carries, through xdist's queue, the events one batch put on it
+QUEUED_EVENT = "canasta_queued"
 #: the events a worker holds until the test's "complete" (xdist's names)
 HELD = frozenset({"logstart", "logfinish", "testreport"})
 COMPLETE = "runtest_protocol_complete"
@@ -92,25 +94,62 @@ def hold_worker_events(config: Any) -> bool:
     return False
 
 
-def receive_batches(node: Any) -> None:
+def receive_batches(node: Any, dsession: Any = None) -> None:
     """(controller) Before xdist starts a worker: unpack the worker's :data:`BATCH_EVENT` messages
     into the events xdist knows, and ask the worker to send them. Only where this xdist receives
     through ``process_from_remote`` and has not yet opened the worker's channel (pytest-xdist 3
     binds that method to the channel after this hook): an xdist that had bound it already would
-    never see the replacement, and a worker asked to batch would send events it cannot read."""
+    never see the replacement, and a worker asked to batch would send events it cannot read.
+
+    With ``dsession`` (xdist's controller, which takes the events off its queue one at a time in
+    its main thread, ``loop_once``, and hands each to its ``worker_<name>`` method), the events of
+    one batch cross to the main thread as one queued event, :data:`QUEUED_EVENT`, handed to the
+    same methods in the same order: one hand-over between the threads a test instead of six."""
     receive = getattr(node, "process_from_remote", None)
     if not callable(receive) or not isinstance(getattr(node, "workerinput", None), dict) or hasattr(node, "channel"):
         return
+    queued = _queued_handler(dsession) if callable(getattr(node, "putevent", None)) else None
 
     def process_from_remote(eventcall: Any) -> None:
-        if isinstance(eventcall, tuple) and len(eventcall) == 2 and eventcall[0] == BATCH_EVENT:
-            for event in marshal.loads(eventcall[1]["events"]):
+        if not (isinstance(eventcall, tuple) and len(eventcall) == 2 and eventcall[0] == BATCH_EVENT):
+            receive(eventcall)
+            return
+        events = marshal.loads(eventcall[1]["events"])
+        if queued is None:
+            for event in events:
                 receive(event)
             return
-        receive(eventcall)
+        put = node.putevent  # the receiver thread of this worker's channel is the only one that puts its events
+        held: list[tuple[str, dict[str, Any]]] = []
+        node.putevent = held.append
+        try:
+            for event in events:
+                receive(event)
+        finally:
+            node.putevent = put
+        if held:
+            put((QUEUED_EVENT, {"events": held}))
 
     node.process_from_remote = process_from_remote
     node.workerinput[BATCHING_KEY] = marshal.version
+
+
+def _queued_handler(dsession: Any) -> Callable[..., None] | None:
+    """Teach xdist's controller the :data:`QUEUED_EVENT` (once); None if it does not take events
+    as expected (then each event is queued as xdist queues it)."""
+    method = f"worker_{QUEUED_EVENT}"
+    found = getattr(dsession, method, None)
+    if callable(found):
+        return found  # type: ignore[no-any-return]
+    if dsession is None or not callable(getattr(dsession, "loop_once", None)) or not callable(getattr(dsession, "worker_testreport", None)):
+        return None
+
+    def handle(events: list[tuple[str, dict[str, Any]]]) -> None:
+        for name, kwargs in events:
+            getattr(dsession, f"worker_{name}")(**kwargs)
+
+    setattr(dsession, method, handle)
+    return handle
 
 
 def drop_worker_terminal(config: Any) -> bool:
