@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from canasta_conformance.contract.cards import Card, full_deck
@@ -20,10 +21,16 @@ class Hand:
     positions: list[Position] = field(default_factory=list)
 
 
+@cache
+def _whole_deck(packs: int, jokers: int) -> tuple[Card, ...]:
+    """The variant's whole deck in canonical order (built once: sorting it cost more than the shuffle)."""
+    return tuple(full_deck(packs, jokers))
+
+
 def random_deal(rules: VariantRules, variant: str, number: int, rng: random.Random, options: dict[str, Any] | None = None) -> DealSetup:
     """Hand ``number``'s deal: the variant's whole deck shuffled by ``rng``, the deal passing to the
     left each hand, the first player drawn where the variant draws one."""
-    deck: list[Card] = full_deck(rules.deck_packs, rules.deck_jokers)
+    deck: list[Card] = list(_whole_deck(rules.deck_packs, rules.deck_jokers))
     rng.shuffle(deck)
     first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
     return DealSetup(variant, dict(options or {}), number % rules.players, tuple(deck), first_player=first)

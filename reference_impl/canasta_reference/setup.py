@@ -53,7 +53,8 @@ def deal_hand(
     hands: list[Counter[Card]] = [Counter() for _ in range(rules.players)]
     for _ in range(rules.deal_hand_size):
         for seat in order:
-            hands[seat][stock.pop()] += 1
+            hand, card = hands[seat], stock.pop()
+            hand[card] = hand.get(card, 0) + 1  # (Counter's += calls its Python __missing__ for each new card)
     talons = [[stock.pop() for _ in range(size)] for size in rules.talon_sizes]  # modern.deal.talons
     pile: list[Card] = []
     if rules.upcard_enabled:  # upcard.turn
