@@ -520,7 +520,7 @@ class ReferenceEngine:
         self._start_of_action(state, "draw", "declining the pile")
         if not state.stock_exhausted():
             raise Illegal("turn.start.choice", "while the stock has cards, a turn begins by drawing or taking the pile")
-        if self._forced_take(state):
+        if self._forced_take(state) and self._states_after_takes(state):
             raise Illegal("stock.empty.forced-take", "with the stock exhausted the pile must be taken: its top card fits a meld of the side")
         if state.question == "yes" and self._could_go_out_by_taking(state):
             raise Illegal("out.ask.binding", "partner said yes: the player must take the pile and go out")
@@ -528,19 +528,23 @@ class ReferenceEngine:
 
     def _could_go_out_by_taking(self, state: HandState) -> bool:
         """Whether some legal take leaves a hand the player can go out with (for out.ask.binding)."""
+        return any(after.phase == "over" or can_go_out(after) for after in self._states_after_takes(state))
+
+    def _states_after_takes(self, state: HandState) -> list[HandState]:
+        """The position after each legal take of the pile (each tried on a copy of the position)."""
         position = self.observe()
         probe = ReferenceEngine(self.spec)
+        after = []
         for take in take_actions(Facts(state)):
-            probe.load(position)
-            if probe.apply(take).accepted and probe.state is not None and (
-                probe.state.phase == "over" or can_go_out(probe.state)
-            ):
-                return True
-        return False
+            probe.load(position)  # (a new state each time: those kept are left alone)
+            if probe.apply(take).accepted and probe.state is not None:
+                after.append(probe.state)
+        return after
 
     def _forced_take(self, state: HandState) -> bool:
         """stock.empty.forced-take: the top card fits a meld of the side and the pile is not frozen.
-        A meld no card may join does not oblige (modern.meld.closed-rank, modern.meld.max-seven)."""
+        A meld no card may join does not oblige (modern.meld.closed-rank, modern.meld.max-seven);
+        nor does the rule oblige to a take the rules refuse (the callers check that one is legal)."""
         rules = state.rules
         if not rules.end_of_stock_forced_take or not state.pile:
             return False

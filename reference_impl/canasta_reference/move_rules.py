@@ -210,8 +210,9 @@ def hand_may_take(state: HandState) -> bool:
 
 
 def may_decline(engine: ReferenceEngine, state: HandState, some_take: bool) -> bool:
-    """turn.start.choice (only with the stock exhausted), stock.empty.forced-take, out.ask.binding."""
-    if engine._forced_take(state):
+    """turn.start.choice (only with the stock exhausted), stock.empty.forced-take, out.ask.binding
+    (``some_take``: a take of the pile is legal; only then can a rule oblige to take it)."""
+    if some_take and engine._forced_take(state):
         return False
     return not (some_take and state.question == "yes" and engine._could_go_out_by_taking(state))
 
