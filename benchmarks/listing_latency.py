@@ -1,7 +1,7 @@
 """legal_actions() latency per position, median and 99th percentile, by phase.
 
     python benchmarks/listing_latency.py [--hands 100] [--repeat 1] [--variant classic,modern-american|all]
-                                         [--options meld.sequences=true] [--worst N] [--json]
+                                         [--options meld.sequences=true] [--worst N] [--json] [--against PACKAGE_DIR]
 
 The positions of --hands hands of self-play (uniformly random listed actions, fresh deals) are
 recorded, untimed; each is loaded into the engine (untimed) and its first legal_actions() is timed
@@ -17,17 +17,28 @@ Modern American, whose initial meld is generated as a whole; "all": every varian
 --options sets variant options (name=value, comma-separated, values read as YAML) for every variant listed.
 --worst N prints the N slowest positions of each variant as JSON lines (phase, time, list length and
 the position itself), to profile them.
+--against PACKAGE_DIR (a copy of the ``canasta_reference`` package, e.g. from ``git archive <commit>
+reference_impl``) measures that engine side by side with this one, in the same process and the
+same seconds: each position is loaded and listed once by each engine, in turns (which goes first
+alternates), each engine keeping its own tables, so both meet the positions as a game would; the
+figures of both are printed, with this engine's p99 and median over the other's by phase (on a
+shared machine, far steadier than two runs).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import os
 import platform
+import shutil
 import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -59,9 +70,22 @@ def main() -> None:
     parser.add_argument("--options", default="", help="variant options, name=value comma-separated (values read as YAML)")
     parser.add_argument("--worst", type=int, default=0, help="print the N slowest positions of each variant as JSON lines")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--against", type=Path, help="a copy of the canasta_reference package to measure side by side with this one")
     args = parser.parse_args()
     options = {name: yaml.safe_load(value) for name, _, value in (item.partition("=") for item in args.options.split(",") if item)}
     variants = ReferenceEngine().capabilities().variants if args.variant == "all" else tuple(args.variant.split(","))
+    if args.against:
+        other = _other_engine(args.against)
+        compared = [side_by_side(variant, args.hands, options, other) for variant in variants]
+        if args.json:
+            print(json.dumps(compared[0] if len(compared) == 1 else {"benchmark": "listing_latency", "variants": compared}, indent=2))
+            return
+        for result in compared:
+            print(f"method: {result['method']}")
+            for phase, row in result["phases"].items():
+                print(f"{phase:<18} {row['positions']:6d} positions  p99 {row['other_p99_ms']:.3f} -> {row['p99_ms']:.3f} ms "
+                      f"({row['p99_ratio']:.2f})  median {row['other_median_ms']:.3f} -> {row['median_ms']:.3f} ms ({row['median_ratio']:.2f})")
+        return
     results = [measure(variant, args.hands, args.repeat, options, args.worst) for variant in variants]
     if args.json:
         print(json.dumps(results[0] if len(results) == 1 else {"benchmark": "listing_latency", "variants": results}, indent=2))
@@ -110,6 +134,48 @@ def measure(variant: str, count: int, repeat: int, options: dict[str, Any], wors
         "benchmark": "listing_latency", "method": method, "variant": variant, "options": options, "phases": rows, "worst": slow,
         "python": f"{platform.python_implementation()} {platform.python_version()}", "cpus": os.cpu_count(),
     }
+
+
+def _other_engine(package: Path) -> Any:
+    """The ReferenceEngine class of the package copy at ``package``, imported under its own name."""
+    root = Path(tempfile.mkdtemp(prefix="canasta-listing-"))
+    shutil.copytree(package, root / "engine_against")
+    sys.path.insert(0, str(root))
+    return importlib.import_module("engine_against.engine").ReferenceEngine
+
+
+def side_by_side(variant: str, count: int, options: dict[str, Any], other: Any) -> dict[str, Any]:
+    """Every position of ``count`` hands listed once by this engine and once by ``other`` (see --against)."""
+    hands = record_hands(count, 0, variant, positions=True, options=options)
+    gc.collect()
+    gc.freeze()
+    engines = (ReferenceEngine(), other())
+    times: tuple[dict[str, list[float]], dict[str, list[float]]] = ({}, {})
+    turn = 0
+    for hand in hands:
+        for position in hand.positions:
+            turn += 1
+            for side in (0, 1) if turn % 2 else (1, 0):
+                took = _time(engines[side], position)
+                phase = phase_of(engines[side])
+                times[side].setdefault(phase, []).append(took)
+                times[side].setdefault("all", []).append(took)
+    gc.unfreeze()
+    shown = f" with options {options}" if options else ""
+    method = (
+        f"legal_actions() latency side by side, {variant}{shown}: every position of {count} self-play hands loaded and listed "
+        "once by each engine in turns (which goes first alternating; CPU time of the first listing after the load; each engine "
+        "with its own tables); this engine's p99 and median over the other's, by phase"
+    )
+    rows = {}
+    for phase, values in sorted(times[0].items()):
+        before = times[1][phase]
+        p99, other_p99 = percentile(values, 0.99), percentile(before, 0.99)
+        median, other_median = statistics.median(values), statistics.median(before)
+        rows[phase] = {"positions": len(values), "p99_ms": 1000 * p99, "other_p99_ms": 1000 * other_p99, "p99_ratio": p99 / other_p99,
+                       "median_ms": 1000 * median, "other_median_ms": 1000 * other_median, "median_ratio": median / other_median}
+    return {"benchmark": "listing_latency", "method": method, "variant": variant, "options": options, "phases": rows,
+            "python": f"{platform.python_implementation()} {platform.python_version()}", "cpus": os.cpu_count()}
 
 
 def _time(engine: ReferenceEngine, position: Position) -> float:
