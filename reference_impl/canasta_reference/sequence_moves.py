@@ -39,6 +39,11 @@ What is listed, exactly:
 The sets of sequences tried are bounded by the rules: an initial meld's sequences are added while
 their count is short of the minimum (a sequence added after it is reached is not needed), and a
 going out lays every card but at most one.
+
+Each candidate is judged by non-raising predicates where its form is plain (one sequence group of
+a side with melds: sequence_group_is_legal; an initial meld of legal new sequences and one-rank
+new melds counting the minimum and leaving two cards or more: _new_runs_legal and _plainly_legal),
+by ``apply``'s own checks (``is_legal``) otherwise; the lists are the same either way.
 """
 
 from __future__ import annotations
@@ -82,7 +87,8 @@ def _intervals(held: dict[int, Card], low: int, high: int, max_len: int) -> Iter
 
 def sequence_groups(f: Facts) -> Iterator[MeldGroup]:
     """Candidate sequence groups: new runs of three to seven cards, and the extensions of each
-    sequence of the side at one end or both (the engine judges them)."""
+    sequence of the side at one end or both (judged by sequence_group_is_legal, or with the rest of
+    an initial meld by _new_runs_legal, else by apply's checks)."""
     rules = f.rules
     size = rules.canasta_min_cards
     held_by_suit = _runs_in_hand(f)
