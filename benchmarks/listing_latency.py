@@ -20,7 +20,8 @@ the position itself), to profile them.
 --against PACKAGE_DIR (a copy of the ``canasta_reference`` package, e.g. from ``git archive <commit>
 reference_impl``) measures that engine side by side with this one, in the same process and the
 same seconds: each position is loaded and listed once by each engine, in turns (which goes first
-alternates), each engine keeping its own tables, so both meet the positions as a game would; the
+alternates), each engine keeping its own tables (both emptied after the recording, which listed the
+same positions), so both meet the positions as a game would; the
 figures of both are printed, with this engine's p99 and median over the other's by phase (on a
 shared machine, far steadier than two runs).
 """
@@ -45,6 +46,7 @@ import yaml
 
 from _games import record_hands
 from canasta_conformance.contract.model import Position
+from canasta_reference import memo
 from canasta_reference.engine import ReferenceEngine
 
 
@@ -147,6 +149,8 @@ def _other_engine(package: Path) -> Any:
 def side_by_side(variant: str, count: int, options: dict[str, Any], other: Any) -> dict[str, Any]:
     """Every position of ``count`` hands listed once by this engine and once by ``other`` (see --against)."""
     hands = record_hands(count, 0, variant, positions=True, options=options)
+    memo.clear_all()  # the recording listed these very positions: both engines start from empty tables
+    importlib.import_module(other.__module__.rpartition(".")[0] + ".memo").clear_all()
     gc.collect()
     gc.freeze()
     engines = (ReferenceEngine(), other())
@@ -165,7 +169,7 @@ def side_by_side(variant: str, count: int, options: dict[str, Any], other: Any) 
     method = (
         f"legal_actions() latency side by side, {variant}{shown}: every position of {count} self-play hands loaded and listed "
         "once by each engine in turns (which goes first alternating; CPU time of the first listing after the load; each engine "
-        "with its own tables); this engine's p99 and median over the other's, by phase"
+        "with its own tables, both emptied after the recording); this engine's p99 and median over the other's, by phase"
     )
     rows = {}
     for phase, values in sorted(times[0].items()):
