@@ -238,7 +238,9 @@ def _without(f: Facts, runs: list[MeldGroup]) -> Facts:
     rest = f.state.hand.copy()
     for g in runs:
         rest.subtract(g.cards)
-    return Facts(f.state, HandView(rest, f.rules.cards_wild_ranks))
+    view = HandView(rest, f.rules.cards_wild_ranks)
+    view.wild_facts = f.state.view(f.state.turn).wild_facts  # (runs lay natural cards only: the wild cards are the hand's)
+    return Facts(f.state, view)
 
 
 def _rank_sets(f: Facts, counted: int) -> Iterator[tuple[Part, ...]]:
@@ -267,6 +269,9 @@ def _whole_rest(f: Facts) -> Iterator[tuple[Part, ...]]:
     """The hand laid in melds of one rank (black threes included), all of it or all but one card
     (any one kept), the wild cards spread over the melds in every allowed way."""
     rules = f.rules
+    short = [rank for rank, cards in f.naturals.items() if len(cards) < (rules.meld_min_cards if rank == "3" else rules.meld_min_naturals)]
+    if len(short) > 1:
+        return  # keeping one card leaves at least one of those ranks too short to meld (it mends one of a single card)
     keeps: list[str | int | None] = [None, *f.naturals, *range(len(f.wild_kinds))]
     for keep in keeps:
         naturals = {rank: len(cards) - (keep == rank) for rank, cards in f.naturals.items()}
