@@ -3,7 +3,8 @@
 Each action handler first checks every obligation (raising :class:`Illegal` with the rule ID, or
 :class:`Malformed`) and only then changes the state, so a rejected action leaves the position
 exactly as it was. Forced steps (exposing red threes and drawing replacements) happen inside the
-action that causes them.
+action that causes them. An action that ``legal_actions()`` listed for the very position (the same
+object) is committed without its checks: the generator proved it legal (see ``_listed_commit``).
 """
 
 from __future__ import annotations

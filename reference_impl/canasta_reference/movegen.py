@@ -1,14 +1,15 @@
 """The legal-move generator: every legal action of a position, generated from the rules.
 
-The hand is read once per position as count vectors (the naturals of each rank, in canonical suit
-order, and the wild cards of each kind); the position's facts (the side's melds, the minimum, the
+The hand is read as count vectors (the naturals of each rank, in canonical suit order, and the
+wild cards of each kind), which the state keeps up to date as the hand changes
+(:mod:`canasta_reference.hand_view`); the position's facts (the side's melds, the minimum, the
 frozen pile, whether the player could go out) are computed once; candidates are generated only
 where the rules allow them and checked by the non-raising predicates of
 :mod:`canasta_reference.move_rules`, one per obligation, each naming its rule. The position's
 facts are :mod:`canasta_reference.position_facts`; the actions listed whole (initial melds of
 several ranks, melds leaving one card or none, Modern American's initial meld) are generated in
-:mod:`canasta_reference.initial_melds`. ``apply`` still validates every action with messages (engine.py); the
-property tests hold the two to the same answers.
+:mod:`canasta_reference.initial_melds`. ``apply`` validates with messages every action it was not handed from
+this very list (engine.py); the property tests hold the two to the same answers.
 
 **What the list holds (the documented equivalence).** ``legal_actions()`` is never empty while the
 hand is live, lists no illegal action, and lists every legal action up to:
