@@ -152,3 +152,22 @@ def test_run_walks_a_symlinked_folder_loop_once(pytester):
     (folder / "again").symlink_to(pytester.path / "scenarios")
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=1)
+
+
+def test_a_variant_breaking_a_parameters_requirement_is_a_validate_problem(spec_copy, capsys):
+    # three_player.lone_hand requires a three-player table (spec/parameters.yaml: requires)
+    variant = spec_copy / "variants" / "classic-3p.yaml"
+    variant.write_text(variant.read_text(encoding="utf-8").replace("  players: 3\n", "  players: 4\n"), encoding="utf-8")
+    assert main(["validate", str(scenarios_dir() / "pile")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "variants/classic-3p.yaml: parameters: variant 'classic-3p': three_player.lone_hand: true needs players: 3 (it has 4)" in out
+
+
+def test_an_engine_asked_for_options_that_contradict_the_rule_set_refuses_them_by_name():
+    from canasta_conformance.contract.spec import VariantError
+    from canasta_reference.engine import ReferenceEngine
+
+    engine = ReferenceEngine(load_spec())
+    with pytest.raises(VariantError, match=r"three_player\.lone_hand: true needs players: 3 \(it has 4\), sides: 3 \(it has 2\)"):
+        engine.rules_for("classic", {"three_player.lone_hand": True})
+    assert engine.rules_for("classic", {"three_player.lone_hand": True, "players": 3, "sides": 3}).three_player_lone_hand

@@ -398,7 +398,7 @@ class Pages:
             parameters.append({
                 "name": name, "anchor": parameter_anchor(name), "description": parameter.description,
                 "schema": self.schemas.type_text(dict(parameter.schema), _PARAMETER_SCHEMA, PARAMETERS),
-                "default": parameter.default, "implemented": parameter.implemented,
+                "default": parameter.default, "implemented": parameter.implemented, "requires": parameter.requires or {},
                 "by_variant": self.values_by_variant(name), "rules": rules_by_parameter.get(name, []),
                 "conflicts": [c for c in self.spec.conflicts.values() if c.parameter == name],
                 "scenarios": [s for s in self.site.scenarios if name in s.options],

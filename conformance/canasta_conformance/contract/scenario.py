@@ -182,16 +182,22 @@ def _build(doc: YamlDocument, spec: Spec) -> tuple[Scenario | None, list[Problem
     if variant not in spec.variants:
         problem(["variant"], f"unknown variant {variant!r}{did_you_mean(variant, spec.variants)} (known: {', '.join(sorted(spec.variants))})")
     else:
+        faulty = False
         for key, value in options.items():
             parameter = spec.parameters.get(key)
             if parameter is None:
                 problem(["options", key], f"unknown parameter {key!r}{did_you_mean(key, spec.parameters)}")
             elif (why := parameter.check(value)) is not None:
                 problem(["options", key], why)
+            else:
+                continue
+            faulty = True
         try:
             rules = spec.variant_rules(variant, options)
-        except VariantError:
+        except VariantError as error:
             rules = None
+            if not faulty:  # each option is allowed, but not together with the rule set's other values
+                problem(["options"], str(error))
 
     position = None
     deal = None

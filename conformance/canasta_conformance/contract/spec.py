@@ -93,6 +93,9 @@ class Parameter:
     schema: Mapping[str, Any]
     default: Any
     implemented: bool = True
+    #: the values other parameters must have whenever this one is set away from its default (the
+    #: rule it sets only makes sense at such a table, e.g. the three-player lone hand)
+    requires: Mapping[str, Any] | None = None
 
     def check(self, value: Any) -> str | None:
         """Why ``value`` is not allowed for this parameter, or None. The schema's compiled check
@@ -234,6 +237,19 @@ class Spec:
         return out
 
 
+def requirement_problems(spec: Spec, values: Mapping[str, Any]) -> list[str]:
+    """The parameters set away from their default whose ``requires`` the other values do not meet,
+    each naming what it needs and what the rule set has."""
+    out = []
+    for parameter in spec.parameters.values():
+        if parameter.requires and thaw(values[parameter.name]) != thaw(parameter.default):
+            unmet = [f"{other}: {json.dumps(wanted)} (it has {json.dumps(thaw(values[other]))})"
+                     for other, wanted in parameter.requires.items() if other in values and thaw(values[other]) != wanted]
+            if unmet:
+                out.append(f"{parameter.name}: {json.dumps(thaw(values[parameter.name]))} needs " + ", ".join(unmet))
+    return out
+
+
 def thaw(value: Any) -> Any:
     """A resolved (frozen) parameter value as plain JSON data."""
     if isinstance(value, Mapping):
@@ -254,8 +270,13 @@ def _freeze(value: Any) -> Any:
 def _resolved(spec: Spec, name: str, options: tuple[tuple[str, Any], ...]) -> Mapping[str, Any]:
     key = (name, repr(options))
     found = spec._resolved.get(key)
-    if found is not None:
-        return found
+    if found is None:
+        found = spec._resolved[key] = MappingProxyType({k: _freeze(v) for k, v in _values(spec, name, dict(options)).items()})
+    return found
+
+
+def _values(spec: Spec, name: str, option_map: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter's value in variant ``name`` with the options, checked (VariantError)."""
     chain: list[Variant] = []
     current: str | None = name
     while current is not None:
@@ -270,14 +291,14 @@ def _resolved(spec: Spec, name: str, options: tuple[tuple[str, Any], ...]) -> Ma
     values = {p.name: p.default for p in spec.parameters.values()}
     for variant in reversed(chain):
         values.update(variant.overrides)
-    option_map = dict(options)
     problems = spec.option_problems(option_map)
     if problems:
         raise VariantError("; ".join(problems))
     values.update(option_map)
-    frozen = MappingProxyType({k: _freeze(v) for k, v in values.items()})
-    spec._resolved[key] = frozen
-    return frozen
+    unmet = requirement_problems(spec, values)
+    if unmet:
+        raise VariantError(f"variant {name!r}" + (" with these options" if option_map else "") + ": " + "; ".join(unmet))
+    return values
 
 
 # --------------------------------------------------------------------------------------------
@@ -384,6 +405,12 @@ def _read_parameters(spec: Spec, path: Path) -> None:
             if (why := parameter.check(parameter.default)) is not None:
                 spec.problems.append(doc.problem(["parameters", index, "default"], why))
             spec.parameters[parameter.name] = parameter
+        for index, item in enumerate(doc.data["parameters"]):
+            for other, wanted in (item.get("requires") or {}).items():
+                needed = spec.parameters.get(other)
+                why = f"unknown parameter {other!r}" if needed is None else needed.check(wanted)
+                if why is not None:
+                    spec.problems.append(doc.problem(["parameters", index, "requires", other], why))
 
 
 def _read_rules(spec: Spec, paths: list[Path]) -> list[tuple[YamlDocument, list[Any]]]:
@@ -442,6 +469,11 @@ def _read_variants(spec: Spec, paths: list[Path]) -> None:
             spec.problems.append(Problem(f"variants/{variant.id}.yaml", 0, "base", f"unknown base variant {variant.base!r}"))
         elif (cycle := _base_cycle(spec, variant.id)) is not None:
             spec.problems.append(Problem(f"variants/{variant.id}.yaml", 0, "base", f"a cycle of bases: {' -> '.join(cycle)}"))
+        else:
+            try:
+                _values(spec, variant.id, {})  # every parameter's requires met (nothing cached yet)
+            except VariantError as error:
+                spec.problems.append(Problem(f"variants/{variant.id}.yaml", 0, "parameters", str(error)))
 
 
 def _base_cycle(spec: Spec, start: str) -> list[str] | None:
