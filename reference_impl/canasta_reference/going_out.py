@@ -128,12 +128,12 @@ def _by_ranks(state: HandState, hand: _Hand, removed: dict[str, int], sequence_c
     canastas_needed = rules.going_out_canastas_required - sequence_canastas
     if _canastas_within_reach(state, naturals, wilds, hand) < canastas_needed:
         return False  # out.requires-canasta: decided before any way of melding the hand is tried
-    side = hand.side
     if red_threes:  # a red three is never melded: it can only be the discard
         return red_threes == 1 and _fully_meldable(state, canastas_needed, naturals, wilds, value, hand)
     # A rank that cannot start a meld (too few naturals and no meld of the side) stays in the hand:
     # only the discard can take it, so two such ranks (or one with two cards) mean no.
-    stuck = [rank for rank, n in naturals.items() if rank in hand.closed or (rank not in side and (
+    melds = hand.melds  # (a natural rank's meld: the melds' shapes, hand.side, are read only when needed)
+    stuck = [rank for rank, n in naturals.items() if rank in hand.closed or (rank not in melds and (
         n < rules.meld_min_naturals or (rank == "3" and n < rules.meld_min_cards)))]
     if len(stuck) > 1:
         return False

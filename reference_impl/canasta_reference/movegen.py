@@ -162,7 +162,8 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
             else:  # discard_allowed holds for every card: no red three, no empty-pile restriction
                 out += map(_DISCARDS.__getitem__, f.distinct)
         out += meld_actions(f)
-        out += special_hands(f)
+        if f.rules.special_hands_enabled:
+            out += special_hands(f)
         if state.rules.meld_sequences:
             out += sequence_melds(engine, f)
     return out
