@@ -177,7 +177,9 @@ def meld_actions(f: Facts) -> list[Meld]:
         out += wild_meld_melds(f)
     if not f.melded:
         out += (Meld(f.groups(parts)) for parts in initial_meld_sets(f, ()))
-    out += (Meld(f.groups(parts)) for parts in all_but_one(f, None) if len(parts) > 1)
+    several = all_but_one(f, None)  # (most positions: none at once)
+    if several:
+        out += (Meld(f.groups(parts)) for parts in several if len(parts) > 1)
     return out
 
 
