@@ -269,18 +269,31 @@ def pytest_runtest_logreport(report):
         RAN.append(report.nodeid.split("::")[-1])
 
 
+KEPT = []
+
+
+import pytest
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item):
+    result = yield
+    if "scenario" in item.__dict__:
+        KEPT.append(item.name)
+    return result
+
+
 def pytest_sessionfinish(session):
-    worker = getattr(session.config, "workerinput", None)
-    if worker is not None:
-        terminal = session.config.pluginmanager.get_plugin("terminalreporter") is not None
-        record = {"unpickled": sorted(UNPICKLED), "ran": sorted(RAN), "terminal": terminal}
-        (Path(os.environ["RECORD_DIR"]) / (worker["workerid"] + ".json")).write_text(json.dumps(record))
+    worker = getattr(session.config, "workerinput", {"workerid": "main"})
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter") is not None
+    record = {"unpickled": sorted(UNPICKLED), "ran": sorted(RAN), "terminal": terminal, "kept": KEPT}
+    (Path(os.environ["RECORD_DIR"]) / (worker["workerid"] + ".json")).write_text(json.dumps(record))
 '''
 
 
 def test_a_worker_unpickles_only_the_scenarios_it_runs_and_keeps_no_terminal_when_it_runs_only_scenarios(tmp_path, monkeypatch):
     """Every worker collects every scenario, from the cache entry's id, rules, areas and tier; the
-    scenario itself is unpickled only by the worker that runs it. A worker whose run is only
+    scenario itself is unpickled only by the worker that runs it, and let go once it has run. A worker whose run is only
     scenarios drops pytest's terminal reporter (its output goes nowhere); one running other tests
     keeps it."""
     ids = _corpus(tmp_path)
@@ -290,13 +303,16 @@ def test_a_worker_unpickles_only_the_scenarios_it_runs_and_keeps_no_terminal_whe
     monkeypatch.setenv("CANASTA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("RECORD_DIR", str(records))
     assert _run(tmp_path, "-n", "0").returncode == 0  # fills the cache
+    in_process = json.loads((records / "main.json").read_text())
+    assert in_process["ran"] == sorted(ids) and in_process["terminal"] is True
+    assert in_process["kept"] == []  # each scenario let go once its item has run
     assert _run(tmp_path, "-n", "2").returncode == 0
     workers = [json.loads(path.read_text()) for path in sorted(records.glob("gw*.json"))]
     assert len(workers) == 2
     assert sorted(sid for worker in workers for sid in worker["ran"]) == sorted(ids)
     for worker in workers:
         assert worker["unpickled"] == worker["ran"] and len(worker["ran"]) < len(ids)
-        assert worker["terminal"] is False
+        assert worker["terminal"] is False and worker["kept"] == []
     (tmp_path / "scenarios" / "test_plain.py").write_text("def test_plain():\n    assert True\n")
     assert _run(tmp_path, "-n", "2").returncode == 0
     assert all(json.loads(path.read_text())["terminal"] is True for path in records.glob("gw*.json"))

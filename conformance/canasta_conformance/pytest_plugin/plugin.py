@@ -651,8 +651,15 @@ class ScenarioItem(pytest.Item):
 
     @cached_property
     def scenario(self) -> Scenario:
-        """The scenario, unpickled from its cache entry when first asked for (at its run)."""
+        """The scenario, unpickled from its cache entry when first asked for (at its run), and let
+        go when the item is torn down (:meth:`teardown`)."""
         return self._loaded.scenario()
+
+    def teardown(self) -> None:
+        """Let the scenario go once the item has run (asked for again, it is unpickled again): the
+        objects of the run's scenarios, kept, would pile up for the cyclic garbage collector to
+        walk in every full collection, as those built at collection no longer are (``_Heap``)."""
+        self.__dict__.pop("scenario", None)
 
     @property
     def ihook(self) -> Any:
