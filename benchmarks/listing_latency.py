@@ -6,7 +6,8 @@
 The positions of --hands hands of self-play (uniformly random listed actions, fresh deals) are
 recorded, untimed; each is loaded into the engine (untimed) and its first legal_actions() is timed
 in CPU time of the process, as a game lists a position once: nothing the position derives is known
-yet, while the engine's tables hold what the positions before it left. --repeat N loads and times
+yet, while the engine's tables hold what the positions before it left (they are emptied after the
+recording, which listed these very positions). --repeat N loads and times
 each position N times and keeps the fastest, to drop interruptions; its later timings find the
 tables the first one filled for this very hand, so they flatter (about 1.5x at p99 for Modern
 American's play before the initial meld): the default is 1. The recorded positions are frozen
@@ -102,6 +103,7 @@ def main() -> None:
 
 def measure(variant: str, count: int, repeat: int, options: dict[str, Any], worst: int = 0) -> dict[str, Any]:
     hands = record_hands(count, 0, variant, positions=True, options=options)
+    memo.clear_all()  # the recording listed these very positions: the timing starts from empty tables
     gc.collect()
     gc.freeze()  # the recorded positions are not garbage: keep collections of them out of the timings
     engine = ReferenceEngine()
