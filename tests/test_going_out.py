@@ -1,8 +1,9 @@
 """can_go_out (out.ask.binding: after partner's "yes" a player who can go out must) agrees with an
-exhaustive search of the turn: some sequence of meld actions the engine accepts empties the hand,
+exhaustive search of the turn: some sequence of listed meld actions the engine accepts empties the hand,
 or leaves one card whose discard goes out. Positions after a "yes" are reached by random walks of
 rule sets that restrict where wild cards go (Modern American with asking turned on; Classic with
-Modern American's restrictions as options); hands of a few cards keep the search short."""
+Modern American's restrictions as options), of Classic, and of Canasta Palace with sequences; hands
+of a few cards keep the search short."""
 
 from __future__ import annotations
 
@@ -12,12 +13,10 @@ import pytest
 
 from canasta_conformance.contract.cards import full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
-from canasta_conformance.contract.model import Answer, Ask, Discard, Position
+from canasta_conformance.contract.model import Answer, Ask, Discard, Meld, Position
 from canasta_conformance.contract.spec import load_spec
 from canasta_reference.engine import ReferenceEngine
 from canasta_reference.going_out import can_go_out
-from canasta_reference.movegen import meld_actions
-from canasta_reference.position_facts import Facts
 
 SPEC = load_spec()
 MODERN_WILDS = {
@@ -26,7 +25,10 @@ MODERN_WILDS = {
     "going_out.unfinished_wild_meld_blocks": True,
 }
 #: (variant, options, hands walked): Modern American's hands are long and reach few "yes" positions
-RULE_SETS = [("modern-american", {"going_out.ask_partner": "optional"}, 80), ("classic", MODERN_WILDS, 8), ("classic", {}, 8)]
+RULE_SETS = [
+    ("modern-american", {"going_out.ask_partner": "optional"}, 80), ("classic", MODERN_WILDS, 8), ("classic", {}, 8),
+    ("canasta-palace", {"meld.sequences": True}, 8),
+]
 MAX_HAND = 8
 
 
@@ -43,7 +45,7 @@ def goes_out_by_search(position: Position, seen: set[str]) -> bool:
         probe.load(position)
         state = probe.state
         assert state is not None
-    for action in meld_actions(Facts(state)):
+    for action in [a for a in probe.legal_actions() if isinstance(a, Meld)]:  # (sequences included)
         probe.load(position)
         if not probe.apply(action).accepted:
             continue
@@ -68,7 +70,8 @@ def positions_after_a_yes(variant: str, options: dict[str, object], seed: int, h
     for number in range(hands):
         deck = full_deck(rules.deck_packs, rules.deck_jokers)
         rng.shuffle(deck)
-        engine.deal(DealSetup(variant, options, number % rules.players, tuple(deck)))
+        first = rng.randrange(rules.players) if rules.deal_first_player == "random" else None
+        engine.deal(DealSetup(variant, options, number % rules.players, tuple(deck), first_player=first))
         while engine.state is not None and engine.state.phase != "over":
             state = engine.state
             if state.question == "yes" and state.phase == "play" and sum(state.hand.values()) <= MAX_HAND:

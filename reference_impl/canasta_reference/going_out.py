@@ -48,7 +48,7 @@ def _can_go_out(state: HandState) -> bool:
     rules = state.rules
     hand = _Hand(state)
     if rules.meld_sequences and not (state.took_pile and not state.has_melded(state.side)):
-        if hand.unplaceable(rules) > 1:
+        if hand.unplaceable(rules) + _stranded(state, hand) > 1:
             return False  # more cards than the one discard that no meld and no sequence can take
         return any(_by_ranks(state, hand, removed, canastas) for removed, canastas in sequence_layouts(state))
     # (a side that took the pile without having melded: its initial meld counts the whole laying)
@@ -261,13 +261,39 @@ def _wild_room(rules: VariantRules, cap: int, size: int, ratio_room: int, max_ca
     return cap
 
 
-def sequence_layouts(state: HandState) -> Iterator[tuple[dict[str, int], int]]:
-    """Every way the hand's natural cards can lie in the side's sequences at the end of a turn
-    (meld.sequence.*), as the naturals it takes by rank and how many sequence canastas the side
-    then holds: in each suit, each sequence of the side extended at either end by the hand's
-    cards of its suit (or not), and new sequences of three to seven of them, no two of the
-    sequences touching (meld.sequence.separate). Ways taking the same ranks and making the same
-    canastas are one (the melds of one rank do not see suits), so suits are combined by that."""
+def _stranded(state: HandState, hand: _Hand) -> int:
+    """How many natural cards (threes apart) no meld can take however the rest is laid: a card of a
+    rank that cannot start a meld (too few naturals, or closed) nor join one of the side, and that
+    no sequence can take either (meld.sequence.*): the hand's cards of its suit make no run of
+    three or more through it, nor reach a sequence of the side. Trying every layout of the
+    sequences answers the same; this necessary condition is read at once, even from a large hand."""
+    rules = state.rules
+    held, existing = _sequence_material(state)
+    wild, closed, side = rules.cards_wild_ranks, hand.closed, hand.side
+    stranded = 0
+    for card, n in state.hand.items():
+        rank = card.rank
+        if not n or rank == "3" or rank in wild:
+            continue
+        if rank not in closed and (rank in side or hand.naturals.get(rank, 0) >= rules.meld_min_naturals):
+            continue  # a meld of its rank may take it
+        orders = held.get(card.suit or "", set())
+        order = rank_order(rank)
+        if order in orders:
+            low = high = order
+            while low - 1 in orders:
+                low -= 1
+            while high + 1 in orders:
+                high += 1
+            if high - low + 1 >= rules.meld_min_cards or any(high + 1 == a or low - 1 == b for a, b in existing.get(card.suit or "", ())):
+                continue  # a sequence may take it
+        stranded += n
+    return stranded
+
+
+def _sequence_material(state: HandState) -> tuple[dict[str, set[int]], dict[str, list[tuple[int, int]]]]:
+    """By suit: the rank orders of the hand's cards a sequence may hold, and the side's sequences
+    (lowest and highest order)."""
     rules = state.rules
     held: dict[str, set[int]] = {}
     for c, n in state.hand.items():
@@ -277,16 +303,37 @@ def sequence_layouts(state: HandState) -> Iterator[tuple[dict[str, int], int]]:
     for key, cards in state.melds[state.side].items():
         if is_sequence_key(key):
             existing.setdefault(cards[0].suit or "", []).append(span(cards))
+    return held, existing
+
+
+def sequence_layouts(state: HandState) -> Iterator[tuple[dict[str, int], int]]:
+    """Every way the hand's natural cards can lie in the side's sequences at the end of a turn
+    (meld.sequence.*), as the naturals it takes by rank and how many sequence canastas the side
+    then holds: in each suit, each sequence of the side extended at either end by the hand's
+    cards of its suit (or not), and new sequences of three to seven of them, no two of the
+    sequences touching (meld.sequence.separate). Ways taking the same ranks and making the same
+    canastas are one (the melds of one rank do not see suits), so suits are combined by that.
+    The ways are made as they are asked for, the last suit's last (a caller that stops at the first
+    way that goes out does not pay for the thousands a large hand has)."""
+    rules = state.rules
+    held, existing = _sequence_material(state)
     width = len(_RANK_AT)
-    seen: set[tuple[tuple[int, ...], int]] = {((0,) * width, 0)}  # (naturals taken by rank order, canastas)
-    for suit in {*held, *existing}:
-        layouts = [
-            (tuple(1 if o in orders else 0 for o in range(width)), made)
-            for orders, made in _suit_layouts(held.get(suit, set()), sorted(existing.get(suit, [])), rules.canasta_min_cards, rules.meld_min_cards)
-        ]
+    none = (0,) * width
+    by_suit = [
+        [(tuple(1 if o in orders else 0 for o in range(width)), made)
+         for orders, made in _suit_layouts(held.get(suit, set()), sorted(existing.get(suit, [])), rules.canasta_min_cards, rules.meld_min_cards)]
+        for suit in sorted({*held, *existing})
+    ] or [[(none, 0)]]
+    seen: set[tuple[tuple[int, ...], int]] = {(none, 0)}  # (naturals taken by rank order, canastas)
+    for layouts in by_suit[:-1]:
         seen = {(tuple(map(add, taken, vector)), canastas + made) for taken, canastas in seen for vector, made in layouts}
+    given: set[tuple[tuple[int, ...], int]] = set()
     for taken, canastas in seen:
-        yield {_RANK_AT[order]: n for order, n in enumerate(taken) if n}, canastas
+        for vector, made in by_suit[-1]:
+            way = (tuple(map(add, taken, vector)), canastas + made)
+            if way not in given:
+                given.add(way)
+                yield {_RANK_AT[order]: n for order, n in enumerate(way[0]) if n}, way[1]
 
 
 def _suit_layouts(held: set[int], existing: list[tuple[int, int]], size: int, min_cards: int) -> set[tuple[frozenset[int], int]]:
