@@ -143,13 +143,14 @@ def legal_actions(engine: ReferenceEngine) -> list[Action]:
         return list(ANSWERS)
     out: list[Action] = [ASK] if may_ask(state) else []
     if state.phase == "draw":
-        if state.stock:
+        exhausted = state.stock_exhausted()  # (empty, or short of a full draw: draw.lone_last_card_full_draw)
+        if not exhausted:
             out.append(DRAW)
         takes: list[TakePile] = []
         if pile_can_be_taken(state) and hand_may_take(state):
             listed = _table_takes(state)
             takes = list(_takes(Facts(state)) if listed is None else listed)
-        if not state.stock and may_decline(engine, state, bool(takes)):
+        if exhausted and may_decline(engine, state, bool(takes)):
             out.append(DECLINE)
         out += takes
     else:
