@@ -4,6 +4,7 @@ hand is live, in every supported variant. The positions are reached by random wa
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 
@@ -54,7 +55,7 @@ def walk(variant: str, seed: int, steps: int, options: dict[str, object] | None 
     for _ in range(steps):
         if engine.state is None or engine.state.phase == "over":
             break
-        assert engine.apply(choose(engine, rng)).accepted
+        assert engine.apply(copy.copy(choose(engine, rng))).accepted  # a copy: the very objects listed are committed unchecked; a copy is checked
     return engine
 
 
@@ -306,7 +307,7 @@ def test_every_supported_variant_is_walked_to_its_end_with_exact_lists():
         steps = 0
         while engine.state is not None and engine.state.phase != "over" and steps < 200:
             accepted += check_position(engine, rng)
-            assert engine.apply(choose(engine, rng)).accepted
+            assert engine.apply(copy.copy(choose(engine, rng))).accepted  # a copy: the very objects listed are committed unchecked; a copy is checked
             steps += 1
     assert accepted > 100
 
@@ -364,7 +365,7 @@ def test_the_engines_tables_never_change_a_list():
         rng = random.Random(variant)
         while engine.state is not None and engine.state.phase != "over":
             listed.append((engine.observe(), engine.legal_actions()))
-            assert engine.apply(choose(engine, rng)).accepted
+            assert engine.apply(copy.copy(choose(engine, rng))).accepted  # a copy: the very objects listed are committed unchecked; a copy is checked
     assert len(listed) > 1000
     fresh = ReferenceEngine(SPEC)
     for position, warm in listed:

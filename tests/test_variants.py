@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from canasta_conformance.contract.engine_protocol import Capabilities, DealSetup, OperationUnsupported, cannot_play
@@ -166,7 +168,7 @@ def test_self_play_with_variant_options_conserves_cards(variant, options):
         cards = Counter(engine.observe().all_cards())
         assert sum(cards.values()) == len(deck)
         while engine.observe().phase != "over":
-            assert engine.apply(player.choose(engine)).accepted
+            assert engine.apply(copy.copy(player.choose(engine))).accepted  # a copy: the very objects listed are committed unchecked; a copy is checked
             assert Counter(engine.observe().all_cards()) == cards
         sheet = engine.score()
         assert all(s.total == s.canastas + s.red_threes + s.going_out + s.melded + s.in_hand for s in sheet.sides)
