@@ -430,3 +430,22 @@ def _ranks(action: Meld | TakePile) -> set[str]:
     """The ranks of the hand's cards an action lays."""
     laid = [c for g in action.melds for c in g.cards]
     return {c.rank for c in (*laid, *action.cards)} if isinstance(action, TakePile) else {c.rank for c in laid}
+
+
+def test_the_list_of_sequence_moves_is_in_the_same_order_after_the_position_is_reloaded():
+    # with sequences, the side holds spades six to eight; the player lays jack to king as a new
+    # sequence, then may extend the first down to the five and the other up to the ace: those are
+    # listed in the same order live (the sequences in the order laid) and reloaded from observe()
+    options = {"meld.sequences": True}
+    engine = ReferenceEngine(SPEC)
+    engine.load(Position.from_json({
+        "options": options, "turn": 0, "phase": "play", "facts": {"melded_seats": [0]},
+        "hands": [["5S", "JS", "QS", "KS", "AS", "5C", "5D", "9H"], ["4C"], ["4D"], ["4H"]],
+        "melds": [[["6S", "7S", "8S"], ["KC", "KD", "KH"]], []], "pile": ["8D"], "stock": ["7C", "7D"],
+    }))
+    assert engine.apply(Meld((MeldGroup(tuple(cards("JS QS KS")), None, True),))).accepted
+    reloaded = ReferenceEngine(SPEC)
+    reloaded.load(engine.observe())
+    live = engine.legal_actions()
+    assert live == reloaded.legal_actions()
+    assert {c for a in live if isinstance(a, Meld) for g in a.melds for c in g.cards} >= set(cards("5S AS"))

@@ -106,7 +106,8 @@ def sequence_groups(f: Facts) -> Iterator[MeldGroup]:
         for a, b in _intervals(held, orders[0], orders[-1], size):
             if b - a + 1 >= rules.meld_min_cards and (g := group(list(range(a, b + 1)), held)) is not None:
                 yield g
-        for cards in f.sequences.values():
+        for key in sorted(f.sequences):  # (by key, not in the order the side laid them: a reloaded position lists alike)
+            cards = f.sequences[key]
             if cards[0].suit != suit:
                 continue
             low, high = span(cards)
