@@ -1,7 +1,7 @@
 """The engine under random rule sets: every variant with a few of the catalogue's options set at
 random (booleans, choices, small numbers). Each playable rule set is walked for a hand by random
 listed actions (half the hands melding little, so that the stock runs out): the list is never empty
-while the hand is live, and every listed action, applied as
+while the hand is live, the positions reached load again, and every listed action, applied as
 a copy (so that it goes through every check: the very objects listed are committed unchecked), is
 accepted. A rule set whose options contradict each other is refused by name."""
 
@@ -46,7 +46,7 @@ def random_rule_sets(seed: int, count: int) -> list[tuple[str, dict[str, Any]]]:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_every_listed_action_is_accepted_under_random_rule_sets(seed: int) -> None:
-    engine = ReferenceEngine(SPEC)
+    engine, reloaded = ReferenceEngine(SPEC), ReferenceEngine(SPEC)
     rng = random.Random(seed)
     played = 0
     ends = []
@@ -88,6 +88,26 @@ def test_every_listed_action_is_accepted_under_random_rule_sets(seed: int) -> No
             outcome = engine.apply(copy.copy(action))
             assert outcome.accepted, (variant, options, action, outcome, engine.observe().to_json())
             steps += 1
+            if steps % 5 == 0:  # a position the engine reached can be loaded again
+                reloaded.load(engine.observe())
         ends.append(engine.observe().ended)
     assert played >= 20
     assert sum(end is not None and end.reason == "stock_exhausted" for end in ends) >= 5  # the end of the stock is reached
+
+
+def test_a_question_pending_in_the_three_player_game_loads_once_the_lone_hand_has_formed():
+    # with asking turned on, the two partners of the three-player game (after the lone hand formed)
+    # may ask each other: the position with the question pending is one an engine can load
+    options = {"going_out.ask_partner": "optional"}
+    engine, reloaded = ReferenceEngine(SPEC), ReferenceEngine(SPEC)
+    rules = engine.rules_for("classic-3p", options)
+    rng = random.Random(1)
+    deck = full_deck(rules.deck_packs, rules.deck_jokers)
+    rng.shuffle(deck)
+    engine.deal(DealSetup("classic-3p", options, 0, tuple(deck)))
+    while engine.state is not None and engine.state.phase != "over" and Ask() not in engine.legal_actions():
+        assert engine.apply(copy.copy(rng.choice(engine.legal_actions()))).accepted
+    assert engine.state is not None and engine.state.lone_hand is not None
+    assert engine.apply(Ask()).accepted
+    reloaded.load(engine.observe())
+    assert reloaded.legal_actions() == [Answer(True), Answer(False)]

@@ -383,7 +383,8 @@ def position_problems(position: Position, rules: VariantRules) -> Iterator[tuple
         yield ["facts", "covered_black_three"], "the pile holds no black three"
     if position.phase == "over" and position.ended is None:
         yield ["ended"], "a position in phase 'over' says how the hand ended"
-    if position.facts.question == "pending" and rules.sides >= rules.players:
+    if position.facts.question == "pending" and rules.sides >= rules.players and position.lone_hand is None:
+        # (once the three-player lone hand has formed, the two others are partners)
         yield ["facts", "question"], "there is no partner to answer in this variant"
 
 
