@@ -43,10 +43,11 @@ from ._build import mypyc_attr
 from .errors import Illegal, Malformed
 from .going_out import can_go_out
 from .melds import MeldPlan, check_card_in_hand, check_in_hand, count, listed_plan, plan_melds, tally
+from .move_rules import take_is_forced
 from .movegen import legal_actions as list_legal_actions
 from .movegen import take_actions
 from .penalties import PenaltyCommit, penalise_or_raise
-from .pile import cards_into_hand, check_one_card_rule, check_take_cards, check_top_not_blocked, is_frozen_for, one_card_rule_applies
+from .pile import cards_into_hand, check_one_card_rule, check_take_cards, check_top_not_blocked
 from .position_facts import Facts
 from .scoring import score_hand
 from .sequences import check_take_lays_no_sequence
@@ -521,7 +522,7 @@ class ReferenceEngine:
         self._start_of_action(state, "draw", "declining the pile")
         if not state.stock_exhausted():
             raise Illegal("turn.start.choice", "while the stock has cards, a turn begins by drawing or taking the pile")
-        if self._forced_take(state) and self._states_after_takes(state):
+        if take_is_forced(state) and self._states_after_takes(state):
             raise Illegal("stock.empty.forced-take", "with the stock exhausted the pile must be taken: its top card fits a meld of the side")
         if state.question == "yes" and self._could_go_out_by_taking(state):
             raise Illegal("out.ask.binding", "partner said yes: the player must take the pile and go out")
@@ -541,22 +542,6 @@ class ReferenceEngine:
             if probe.apply(take).accepted and probe.state is not None:
                 after.append(probe.state)
         return after
-
-    def _forced_take(self, state: HandState) -> bool:
-        """stock.empty.forced-take: the top card fits a meld of the side and the pile is not frozen.
-        A meld no card may join does not oblige (modern.meld.closed-rank, modern.meld.max-seven);
-        nor does the rule oblige to a take the rules refuse (the callers check that one is legal)."""
-        rules = state.rules
-        if not rules.end_of_stock_forced_take or not state.pile:
-            return False
-        top = state.pile[-1]
-        meld = state.melds[state.side].get(top.rank)
-        if not rules.is_natural(top) or meld is None or top.rank in state.closed_ranks():
-            return False
-        if rules.meld_max_cards is not None and len(meld) >= rules.meld_max_cards:
-            return False
-        # not when frozen, nor for a one-card hand and pile (stock.empty.one-card-exception)
-        return not is_frozen_for(state, state.side) and not one_card_rule_applies(state)
 
     # --- shared obligations ---------------------------------------------------------------------------
     def _check_cards_left(self, state: HandState, cards_left: int, plan: MeldPlan, going_out_now: bool) -> None:

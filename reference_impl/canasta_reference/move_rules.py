@@ -212,7 +212,25 @@ def hand_may_take(state: HandState) -> bool:
 def may_decline(engine: ReferenceEngine, state: HandState, some_take: bool) -> bool:
     """turn.start.choice (only with the stock exhausted), stock.empty.forced-take, out.ask.binding
     (``some_take``: a take of the pile is legal; only then can a rule oblige to take it)."""
-    if some_take and engine._forced_take(state):
+    if some_take and take_is_forced(state):
         return False
     return not (some_take and state.question == "yes" and engine._could_go_out_by_taking(state))
+
+
+def take_is_forced(state: HandState) -> bool:
+    """stock.empty.forced-take: with the stock exhausted, the top card can join a meld of the side
+    and the pile is not frozen, so the pile must be taken: obliging, that is, when a take is legal
+    (the listing and apply's decline each ask that too). A meld no card may join does not oblige
+    (modern.meld.closed-rank, modern.meld.max-seven), nor a one-card hand and pile
+    (stock.empty.one-card-exception)."""
+    rules = state.rules
+    if not rules.end_of_stock_forced_take or not state.pile:
+        return False
+    top = state.pile[-1]
+    meld = state.melds[state.side].get(top.rank)
+    if not rules.is_natural(top) or meld is None or top.rank in state.closed_ranks():
+        return False
+    if rules.meld_max_cards is not None and len(meld) >= rules.meld_max_cards:
+        return False
+    return not is_frozen_for(state, state.side) and not one_card_rule_applies(state)
 
