@@ -108,7 +108,7 @@ def _only_black_three_blocks(top, rules) -> None:  # type: ignore[no-untyped-def
         raise Illegal("pile.blocked.black3-top", "black three on top")
 
 
-def _never_forced(self: ReferenceEngine, state) -> bool:  # type: ignore[no-untyped-def]
+def _never_forced(state) -> bool:  # type: ignore[no-untyped-def]
     return False
 
 
@@ -132,7 +132,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("two-card-melds", ("meld.min-cards",), {"meld_min_cards": 2}),
     Mutant("wild-ratio-always", ("meld.wild-ratio",), {"meld_wilds_not_more_than_naturals": True}),
     Mutant("black-threes-freeze", ("black3.does-not-freeze", "black3.block-next-player"), {"black_three_discard_effect": "freeze"}),
-    Mutant("no-forced-take", ("stock.empty.forced-take",), methods={"_forced_take": _never_forced}),
+    Mutant("no-forced-take", ("stock.empty.forced-take",), patches={"take_is_forced": _never_forced}),
     Mutant("no-one-card-rule", ("pile.one-card-rule",), {"pile_one_card_rule": False}),
     Mutant("six-card-canastas", ("canasta.definition",), {"canasta_min_cards": 6}),
     Mutant("no-concealed-bonus", ("out.bonus", "score.going-out"), {"going_out_concealed_extra_bonus": 0}),
