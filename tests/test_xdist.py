@@ -316,3 +316,33 @@ def test_a_worker_unpickles_only_the_scenarios_it_runs_and_keeps_no_terminal_whe
     (tmp_path / "scenarios" / "test_plain.py").write_text("def test_plain():\n    assert True\n")
     assert _run(tmp_path, "-n", "2").returncode == 0
     assert all(json.loads(path.read_text())["terminal"] is True for path in records.glob("gw*.json"))
+
+
+CRASHING_ENGINE = '''
+import os
+from pathlib import Path
+from canasta_reference.engine import ReferenceEngine
+
+class CrashOnce(ReferenceEngine):
+    """Ends its worker's process at the first position it is given, once in the whole run."""
+    def load(self, position):
+        marker = Path(__file__).with_name("crashed")
+        if not marker.exists():
+            marker.write_text("yes")
+            os._exit(3)
+        return super().load(position)
+'''
+
+
+def test_a_scenario_whose_worker_dies_is_an_error_in_the_summary_and_the_report(tmp_path):
+    ids = _corpus(tmp_path)
+    (tmp_path / "crash_engine.py").write_text(CRASHING_ENGINE)
+    report = tmp_path / "report.json"
+    run = _run(tmp_path, "-n", "2", "--canasta-engine", "crash_engine:CrashOnce", "--canasta-report", str(report))
+    assert "crashed while running" in run.stdout
+    results = json.loads(report.read_text())["results"]
+    assert len(results) == len(ids)  # the scenario the worker died on is not lost
+    errors = [entry for entry in results if entry["status"] == "error"]
+    assert len(errors) == 1 and "crashed while running" in errors[0]["message"] and errors[0]["areas"]
+    totals = next(line for line in run.stdout.splitlines() if line.startswith("scenarios "))
+    assert totals.split()[1:4] == [str(len(ids) - 1), "0", "1"]  # passed, failed, error

@@ -127,6 +127,8 @@ class ResultCollector:
     @pytest.hookimpl(tryfirst=True)  # before the JUnit writer reads the teardown report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         entry = entry_from_test_report(report)
+        if entry is None and str(report.when) == "???" and report.failed:  # (xdist: the worker died running it)
+            entry = self._crashed_entry(report)
         if entry is not None:
             self.entries[report.nodeid] = entry
         if self._junit and report.when == "teardown" and (data := recorded_result(report)) is not None:
@@ -135,6 +137,26 @@ class ResultCollector:
             shown = self.entries.get(report.nodeid) or ReportEntry.from_json(data)
             others = [(name, value) for name, value in report.user_properties if name != RESULT_PROPERTY]
             report.user_properties = [*others, *junit_properties(shown)]
+
+    def _crashed_entry(self, report: pytest.TestReport) -> ReportEntry | None:
+        """The error of a scenario whose xdist worker died while running it (xdist reports the item
+        failed, with no result of ours): counted with the scenario's rules and areas, read from its
+        file (from the cache, as the worker read it), so that the summary and the report count it."""
+        path_text, _, scenario_id = report.nodeid.rpartition("::")
+        if not path_text.endswith((".yaml", ".yml")) or not scenario_id:
+            return None
+        from ..contract.spec import load_spec
+        from .report import ReportEntry
+        from .scenario_cache import load_scenario_cached
+
+        rules: tuple[str, ...] = ()
+        areas: tuple[str, ...] = ()
+        try:
+            scenario = load_scenario_cached(self.config.rootpath / path_text, load_spec())
+            rules, areas = scenario.rules, scenario.rule_areas
+        except Exception:  # noqa: BLE001 - the error is reported all the same, without its areas
+            pass
+        return ReportEntry(scenario_id, "error", rules, areas, message=str(report.longrepr), path=path_text)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
