@@ -326,11 +326,11 @@ from canasta_reference.engine import ReferenceEngine
 class CrashOnce(ReferenceEngine):
     """Ends its worker's process at the first position it is given, once in the whole run."""
     def load(self, position):
-        marker = Path(__file__).with_name("crashed")
-        if not marker.exists():
-            marker.write_text("yes")
-            os._exit(3)
-        return super().load(position)
+        try:  # created by exactly one process of the run (two workers may load at the same moment)
+            os.close(os.open(Path(__file__).with_name("crashed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return super().load(position)
+        os._exit(3)
 '''
 
 
