@@ -79,26 +79,27 @@ def main() -> None:
     variants = ReferenceEngine().capabilities().variants if args.variant == "all" else tuple(args.variant.split(","))
     if args.against:
         other = _other_engine(args.against)
-        compared = [side_by_side(variant, args.hands, options, other) for variant in variants]
-        if args.json:
-            print(json.dumps(compared[0] if len(compared) == 1 else {"benchmark": "listing_latency", "variants": compared}, indent=2))
-            return
-        for result in compared:
-            print(f"method: {result['method']}")
-            for phase, row in result["phases"].items():
-                print(f"{phase:<18} {row['positions']:6d} positions  p99 {row['other_p99_ms']:.3f} -> {row['p99_ms']:.3f} ms "
-                      f"({row['p99_ratio']:.2f})  median {row['other_median_ms']:.3f} -> {row['median_ms']:.3f} ms ({row['median_ratio']:.2f})")
-        return
-    results = [measure(variant, args.hands, args.repeat, options, args.worst) for variant in variants]
+        results = [side_by_side(variant, args.hands, options, other) for variant in variants]
+    else:
+        results = [measure(variant, args.hands, args.repeat, options, args.worst) for variant in variants]
     if args.json:
         print(json.dumps(results[0] if len(results) == 1 else {"benchmark": "listing_latency", "variants": results}, indent=2))
         return
     for result in results:
         print(f"method: {result['method']}")
         for phase, row in result["phases"].items():
-            print(f"{phase:<18} {row['positions']:6d} positions  median {row['median_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  max {row['max_ms']:.3f} ms")
-        for worst in result["worst"]:
+            print(f"{phase:<18} {row['positions']:6d} positions  {_row_text(row)}")
+        for worst in result.get("worst", ()):
             print(json.dumps(worst))
+
+
+def _row_text(row: dict[str, Any]) -> str:
+    """A phase's figures: median, p99 and max; or, side by side (--against), the other engine's
+    p99 and median, this one's, and their ratios."""
+    if "other_p99_ms" not in row:
+        return f"median {row['median_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  max {row['max_ms']:.3f} ms"
+    return (f"p99 {row['other_p99_ms']:.3f} -> {row['p99_ms']:.3f} ms ({row['p99_ratio']:.2f})  "
+            f"median {row['other_median_ms']:.3f} -> {row['median_ms']:.3f} ms ({row['median_ratio']:.2f})")
 
 
 def measure(variant: str, count: int, repeat: int, options: dict[str, Any], worst: int = 0) -> dict[str, Any]:
