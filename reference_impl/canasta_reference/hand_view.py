@@ -71,11 +71,7 @@ class HandView:
         if rank == "3" and c.suit in RED_SUITS:
             self.red_threes += 1
             return
-        if rank in self.wild_ranks:
-            group = self.wilds
-            self.wild_facts = None
-        else:
-            group = self.naturals
+        group = self._group(rank)
         cards = group.get(rank)
         if cards is not None:
             insort(cards, c, key=_PLACE)
@@ -89,6 +85,14 @@ class HandView:
             else:
                 self.naturals = ordered
 
+    def _group(self, rank: str) -> dict[str, list[Card]]:
+        """Where a card of ``rank`` is kept: the wild cards (whose facts it then changes) or the
+        naturals."""
+        if rank in self.wild_ranks:
+            self.wild_facts = None
+            return self.wilds
+        return self.naturals
+
     def remove(self, c: Card, left: int) -> None:
         """One card leaves the hand, which holds ``left`` of it afterwards."""
         self.size -= 1
@@ -98,11 +102,7 @@ class HandView:
         if rank == "3" and c.suit in RED_SUITS:
             self.red_threes -= 1
             return
-        if rank in self.wild_ranks:
-            group = self.wilds
-            self.wild_facts = None
-        else:
-            group = self.naturals
+        group = self._group(rank)
         cards = group[rank]
         cards.remove(c)
         if not cards:
