@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from math import inf
 from operator import mul, sub
+from typing import NamedTuple
 
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
@@ -42,27 +43,42 @@ def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra
     """Initial melds of several ranks (besides the ``fixed`` part of a take) in which every added
     group is needed to reach the minimum, leaving the player two cards or more (fewer: see
     all_but_one). ``extra_cards`` come to the hand with the take."""
-    options = [[(part, pack(part.wilds)) for part in parts] for parts in _new_meld_options(f, fixed[0].rank if fixed else None)]
-    avail = pack(f.wild_avail)
-    need_parts = 1 if fixed else 2
-    hand_cards = f.hand_size + extra_cards - sum(p.cards for p in fixed)
-    minimum = f.minimum
+    search = _SetSearch(
+        [[(part, pack(part.wilds)) for part in parts] for parts in _new_meld_options(f, fixed[0].rank if fixed else None)],
+        pack(f.wild_avail), f.minimum, 1 if fixed else 2, f.hand_size + extra_cards - sum(p.cards for p in fixed), fixed,
+    )
+    yield from _extend_set(search, 0, (), counted, 0, pack(fixed[0].wilds) if fixed else 0, inf)
 
-    def extend(index: int, chosen: tuple[Part, ...], total: int, used: int, spent: int, least: float) -> Iterator[tuple[Part, ...]]:
-        """``spent``: the wild cards of the chosen parts by kind (packed); ``least``: the lowest count of a chosen part."""
-        for i in range(index, len(options)):
-            for part, wilds in options[i]:
-                if not within(spent + wilds, avail):
-                    continue
-                now = total + part.value
-                picked = (*chosen, part)
-                lowest = min(least, part.value)
-                if now < minimum:
-                    yield from extend(i + 1, picked, now, used + part.cards, spent + wilds, lowest)
-                elif len(picked) >= need_parts and hand_cards - used - part.cards >= 2 and now - lowest < minimum:
-                    yield (*fixed, *picked)  # every part needed: without the lowest, the rest falls short
 
-    yield from extend(0, (), counted, 0, pack(fixed[0].wilds) if fixed else 0, inf)
+class _SetSearch(NamedTuple):
+    """What initial_meld_sets' search reads (passed along, not closed over: a closure calling
+    itself is a reference cycle, left for the garbage collector)."""
+
+    options: list[list[tuple[Part, int]]]  # each rank's parts, with their wild cards by kind (packed)
+    avail: int  # the hand's wild cards by kind (packed)
+    minimum: int
+    need_parts: int  # how many parts the set adds at least
+    hand_cards: int  # the cards in hand besides the fixed part's, those of the take included
+    fixed: tuple[Part, ...]
+
+
+def _extend_set(search: _SetSearch, index: int, chosen: tuple[Part, ...], total: int, used: int, spent: int,
+                least: float) -> Iterator[tuple[Part, ...]]:
+    """initial_meld_sets' sets adding parts of the ranks from ``index`` on to the ``chosen`` ones:
+    ``spent``, the wild cards of the chosen parts by kind (packed); ``least``, the lowest count of
+    a chosen part."""
+    options, avail, minimum, need_parts, hand_cards, fixed = search
+    for i in range(index, len(options)):
+        for part, wilds in options[i]:
+            if not within(spent + wilds, avail):
+                continue
+            now = total + part.value
+            picked = (*chosen, part)
+            lowest = min(least, part.value)
+            if now < minimum:
+                yield from _extend_set(search, i + 1, picked, now, used + part.cards, spent + wilds, lowest)
+            elif len(picked) >= need_parts and hand_cards - used - part.cards >= 2 and now - lowest < minimum:
+                yield (*fixed, *picked)  # every part needed: without the lowest, the rest falls short
 
 
 def _stuck_cards(f: Facts, skip: str | None) -> list[str | int]:
@@ -185,22 +201,24 @@ def _spread(f: Facts, targets: list[tuple[str, int]], avail: WildVector) -> Iter
     if sum(avail) > sum(caps):
         return
     choices = {cap: f.wild_choices(cap) for cap in set(caps)}
+    yield from _place([choices[cap] for cap in caps], [sum(caps[i:]) for i in range(len(caps))], 0, avail)
 
-    def place(i: int, left: WildVector) -> Iterator[list[WildVector]]:
-        if i == len(targets):
-            if not any(left):
-                yield []
-            return
-        if sum(left) > sum(caps[i:]):
-            return
-        for wilds, _, _ in choices[caps[i]]:
-            if any(w > a for w, a in zip(wilds, left, strict=True)):
-                continue
-            rest = tuple(a - w for a, w in zip(left, wilds, strict=True))
-            for tail in place(i + 1, rest):
-                yield [wilds, *tail]
 
-    yield from place(0, avail)
+def _place(choices: list[list[tuple[WildVector, int, int]]], room: list[int], i: int, left: WildVector) -> Iterator[list[WildVector]]:
+    """_spread's ways to lay the wild cards ``left`` over the targets from ``i`` on: ``choices``,
+    each target's choices of wild cards; ``room``, how many the targets from each on take at most."""
+    if i == len(choices):
+        if not any(left):
+            yield []
+        return
+    if sum(left) > room[i]:
+        return
+    for wilds, _, _ in choices[i]:
+        if any(w > a for w, a in zip(wilds, left, strict=True)):
+            continue
+        rest = tuple(a - w for a, w in zip(left, wilds, strict=True))
+        for tail in _place(choices, room, i + 1, rest):
+            yield [wilds, *tail]
 
 
 def _wild_cap(f: Facts, rank: str) -> int:
@@ -242,6 +260,10 @@ class _Group:
         ))
 
 
+#: the groups of a rank that fit some wild cards, by which are tried (see _Rank.fit)
+_Fitting = tuple[list[_Group], ...]
+
+
 #: The tally of some groups: what the checks of an initial meld read of them, summed over them and
 #: packed in one int (see packed.py), so that adding or taking away a group is one addition. Its
 #: fields: the count, the cards laid, the natural melds, the groups of naturals only, the cards of
@@ -267,21 +289,27 @@ class _Rank:
         self.best_value = max(g.part.k * f.natural_value(g.part.rank) for g in groups)  # its naturals at most
         self.best_cards = max(g.part.k for g in groups)
         self.natural_meld = any(g.natural_meld for g in groups)
-        self.fits: dict[int, tuple[list[_Group], list[_Group], list[_Group]]] = {}
+        self.fits: dict[int, _Fitting] = {}
 
-    def fit(self, unspent: int) -> tuple[list[_Group], list[_Group], list[_Group]]:
+    def fit(self, unspent: int) -> _Fitting:
         """The groups whose wild cards the wild cards ``unspent`` (packed by kind) hold: all of
-        them, the needed ones, the needed or plain ones (in the order of ALL, NEEDED,
-        NEEDED_OR_PLAIN). The same few sets of wild cards come back: each is worked out once."""
+        them, the needed ones, the needed or plain ones (in the order of _TRIED), then the natural
+        melds of each (at NATURAL_MELDS_OF + its index). The same few sets of wild cards come back:
+        each is worked out once."""
         fitting = self.fits.get(unspent)
         if fitting is None:
             fit = [g for g in self.groups if within(g.wild_code, unspent)]
-            fitting = self.fits[unspent] = (fit, [g for g in fit if not g.spare_alone and not g.plain], [g for g in fit if not g.spare_alone])
+            needed = [g for g in fit if not g.spare_alone and not g.plain]
+            needed_or_plain = [g for g in fit if not g.spare_alone]
+            fitting = self.fits[unspent] = (
+                fit, needed, needed_or_plain, *([g for g in groups if g.natural_meld] for groups in (fit, needed, needed_or_plain)),
+            )  # (no needed group is a natural meld, those being plain: that list stays empty, kept for the indexes)
         return fitting
 
 
 _TRIED = ("all", "needed", "needed or plain")
 ALL, NEEDED, NEEDED_OR_PLAIN = range(len(_TRIED))  # which groups of a rank are tried (see _Rank)
+NATURAL_MELDS_OF = len(_TRIED)  # added to one of them: only its natural melds (see _Rank.fit)
 
 
 class _WildsLeft:
@@ -298,10 +326,10 @@ class _WildsLeft:
         self.value = sum(map(mul, unspent, f.wild_values))
         self.cards = sum(unspent)
         self.options = options
-        self.fitting: list[tuple[list[_Group], list[_Group], list[_Group]] | None] = [None] * len(options)
+        self.fitting: list[_Fitting | None] = [None] * len(options)
         self.spelled: dict[_Group, MeldGroup] = {}  # each group's cards with these wild cards left (see _modern_search's spell)
 
-    def fit(self, index: int) -> tuple[list[_Group], list[_Group], list[_Group]]:
+    def fit(self, index: int) -> _Fitting:
         """The groups of rank ``index`` that fit (read through ``fitting``, which keeps them)."""
         fitting = self.fitting[index] = self.options[index].fit(self.unspent)
         return fitting
@@ -406,55 +434,76 @@ def _rank_option(f: Facts, rank: str) -> _Rank | None:
 def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
     """Every set of groups (at most one of each rank) that is a legal initial meld none of whose
     groups could be laid later (see modern_initial_melds), in the order of the options, as the
-    action laying it. Each set is spelled as it grows (its groups' cards, see spell), so the sets
-    sharing the first groups share their spelling."""
-    # What the groups still to choose can add at most: their naturals (the most of each rank), and
-    # the wild cards not yet spent (each wild card goes to one group only).
-    reach_value = [sum(o.best_value for o in options[i:]) for i in range(len(options) + 1)]
-    reach_cards = [sum(o.best_cards for o in options[i:]) for i in range(len(options) + 1)]
-    #: whether options[i:] still offer a natural meld (modern.initial.natural-meld)
-    naturals_left = [any(o.natural_meld for o in options[i:]) for i in range(len(options) + 1)]
-    #: whether options[i:] hold groups that may join groups counting the minimum (see _Rank)
-    needed_after = [any(o.needed for o in options[i:]) for i in range(len(options) + 1)]
-    needed_or_plain_after = [any(o.needed_or_plain for o in options[i:]) for i in range(len(options) + 1)]
-    natural_meld = f.rules.initial_meld_natural_meld_required
-    minimum = f.minimum
-    hand_size = f.hand_size
-    found: list[Meld] = []
-    left_after: dict[int, _WildsLeft] = {}  # wild cards spent (packed) -> what is left
-    legal: dict[int, bool] = {}  # tally -> verdict (see _verdict)
-    kinds = len(f.wild_avail)
-    #: (a group, the wild cards of its kinds spent before it) -> its cards
-    spellings: dict[tuple[_Group, int], MeldGroup] = {}
+    action laying it (see _ModernSearch)."""
+    search = _ModernSearch(f, options)
+    search.extend(0, (), 0, 0, (), False, inf, inf)
+    return search.found
 
-    def spell(group: _Group, spent: int) -> MeldGroup:
+
+class _ModernSearch:
+    """The search of _modern_search: its sets grow one group at a time (extend), each spelled as
+    it grows (its groups' cards, see spell), so the sets sharing the first groups share their
+    spelling. (A class, not closures: a closure calling itself is a reference cycle, which would
+    keep the search's tables alive until the garbage collector's next pass.)"""
+
+    __slots__ = ("f", "found", "hand_size", "kinds", "left_after", "legal", "minimum", "natural_meld", "naturals_left",
+                 "needed_after", "needed_or_plain_after", "options", "reach_cards", "reach_value", "spellings")
+
+    def __init__(self, f: Facts, options: list[_Rank]) -> None:
+        self.f = f
+        self.options = options
+        # What the groups still to choose can add at most: their naturals (the most of each rank), and
+        # the wild cards not yet spent (each wild card goes to one group only).
+        self.reach_value = [sum(o.best_value for o in options[i:]) for i in range(len(options) + 1)]
+        self.reach_cards = [sum(o.best_cards for o in options[i:]) for i in range(len(options) + 1)]
+        #: whether options[i:] still offer a natural meld (modern.initial.natural-meld)
+        self.naturals_left = [any(o.natural_meld for o in options[i:]) for i in range(len(options) + 1)]
+        #: whether options[i:] hold groups that may join groups counting the minimum (see _Rank)
+        self.needed_after = [any(o.needed for o in options[i:]) for i in range(len(options) + 1)]
+        self.needed_or_plain_after = [any(o.needed_or_plain for o in options[i:]) for i in range(len(options) + 1)]
+        self.natural_meld = f.rules.initial_meld_natural_meld_required
+        self.minimum = f.minimum
+        self.hand_size = f.hand_size
+        self.found: list[Meld] = []
+        self.left_after: dict[int, _WildsLeft] = {}  # wild cards spent (packed) -> what is left
+        self.legal: dict[int, bool] = {}  # tally -> verdict (see _verdict)
+        self.kinds = len(f.wild_avail)
+        #: (a group, the wild cards of its kinds spent before it) -> its cards
+        self.spellings: dict[tuple[_Group, int], MeldGroup] = {}
+
+    def spell(self, group: _Group, spent: int) -> MeldGroup:
         """The group's cards: the first naturals of its rank and the first wild cards of each kind
         left once ``spent`` (packed) are spent. The groups of an action come in canonical rank order
         (the wild-card meld last), each taking its wild cards after those of the groups before it."""
         key = (group, spent & group.kinds)
-        cards = spellings.get(key)
+        cards = self.spellings.get(key)
         if cards is None:
             part = group.part
             tag = part.rank if part.k == 0 and part.rank != WILD_MELD else None
-            cards = spellings[key] = MeldGroup(f.cards(part.rank, part.k, part.wilds, unpack(key[1], kinds)), tag)
+            cards = self.spellings[key] = MeldGroup(self.f.cards(part.rank, part.k, part.wilds, unpack(key[1], self.kinds)), tag)
         return cards
 
-    def extend(index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], chosen_legal: bool,
+    def extend(self, index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], chosen_legal: bool,
                least_spare: float, least_plain: float) -> None:
         """Add groups of options[index:] to the chosen ones: ``laid`` spelled, of ``tally``, spending
         the wild cards ``spent``; ``waiting``: the tallies of those that could be laid later (see
         _every_group_needed); ``chosen_legal``: they make a legal initial meld; ``least_spare``,
         ``least_plain``: the lowest value of those spare alone, and of the other ones of naturals only."""
-        lacking = natural_meld and not tally >> NATURAL_MELDS & MASK  # modern.initial.natural-meld not met yet
+        naturals_left = self.naturals_left
+        lacking = self.natural_meld and not tally >> NATURAL_MELDS & MASK  # modern.initial.natural-meld not met yet
         if lacking and not naturals_left[index]:
             return  # and it can no longer be
-        left = left_after.get(spent)
+        f = self.f
+        options = self.options
+        left = self.left_after.get(spent)
         if left is None:
-            left = left_after[spent] = _WildsLeft(f, options, spent)
+            left = self.left_after[spent] = _WildsLeft(f, options, spent)
+        minimum = self.minimum
+        hand_size = self.hand_size
         counted = tally >> COUNTED & MASK
         reached = counted >= minimum  # every further group is spare unless it is needed (see _Rank)
-        if not reached and counted + reach_value[index] + left.value < minimum and (
-            hand_size - (tally >> LAID & MASK) - reach_cards[index] - left.cards > 1
+        if not reached and counted + self.reach_value[index] + left.value < minimum and (
+            hand_size - (tally >> LAID & MASK) - self.reach_cards[index] - left.cards > 1
         ):
             return  # neither the minimum nor a concealed going out can be reached any more
         plain = tally >> PLAIN & MASK
@@ -468,39 +517,48 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
         short = minimum - counted  # what the chosen groups lack of the minimum (negative: what they have over it)
         spare_from = least_spare + short
         plain_spare_from = least_plain + short
+        further_after = self.needed_after if plain else self.needed_or_plain_after
+        legal = self.legal
+        found = self.found
         fitting = left.fitting
         spelled = left.spelled
         for i in range(index, len(options)):
-            for group in (fitting[i] or left.fit(i))[which]:
+            # (modern.initial.natural-meld: past the last rank offering one, only a natural meld can meet it)
+            tried = which + NATURAL_MELDS_OF if lacking and not naturals_left[i + 1] else which
+            for group in (fitting[i] or left.fit(i))[tried]:
                 value = group.value
-                if lacking and not group.natural_meld and not naturals_left[i + 1]:
-                    continue  # modern.initial.natural-meld could no longer be met
-                if value >= spare_from or (value >= plain_spare_from and plain + group.plain > 1):
+                group_plain = group.plain
+                if value >= spare_from or (value >= plain_spare_from and plain + group_plain > 1):
                     continue  # a chosen group would be spare, so in every action containing these groups
-                now = tally + group.tally
+                group_tally = group.tally
+                now = tally + group_tally
                 # (below the minimum only a concealed going out may count less: it lays all cards but one at most)
-                legal_now = (value >= short or hand_size - (now >> LAID & MASK) <= 1) and _verdict(f, legal, now)
-                listed = legal_now and not (chosen_legal and group.waits)  # (_every_group_needed: the added group)
+                if value >= short or hand_size - (now >> LAID & MASK) <= 1:
+                    legal_now = legal.get(now)
+                    if legal_now is None:
+                        legal_now = legal[now] = _initial_is_legal(f, now)  # (see _verdict)
+                else:
+                    legal_now = False
+                waits = group.waits
+                listed = legal_now and not (chosen_legal and waits)  # (_every_group_needed: the added group)
                 if listed:
                     for t in waiting:
                         if _verdict(f, legal, now - t):
                             listed = False  # a chosen group could be laid later
                             break
-                further = value < short or (needed_after if plain + group.plain else needed_or_plain_after)[i + 1]
+                further = value < short or (further_after if not group_plain else self.needed_after)[i + 1]
                 if listed or further:
                     spelling = spelled.get(group)
                     if spelling is None:
-                        spelling = spelled[group] = spell(group, spent)
+                        spelling = spelled[group] = self.spell(group, spent)
                     cards = (*laid, spelling)
                     if listed:
                         found.append(Meld(cards))
                     if further:
-                        extend(i + 1, cards, now, spent + group.wild_code, (*waiting, group.tally) if group.waits else waiting, legal_now,
-                               min(least_spare, value) if group.spare_alone else least_spare,
-                               min(least_plain, value) if group.plain and not group.spare_alone else least_plain)
-
-    extend(0, (), 0, 0, (), False, inf, inf)
-    return found
+                        spare_alone = group.spare_alone
+                        self.extend(i + 1, cards, now, spent + group.wild_code, (*waiting, group_tally) if waits else waiting,
+                                    legal_now, min(least_spare, value) if spare_alone else least_spare,
+                                    min(least_plain, value) if group_plain and not spare_alone else least_plain)
 
 
 def _later(f: Facts, part: Part) -> bool:
