@@ -286,16 +286,18 @@ def pytest_runtest_teardown(item):
 def pytest_sessionfinish(session):
     worker = getattr(session.config, "workerinput", {"workerid": "main"})
     terminal = session.config.pluginmanager.get_plugin("terminalreporter") is not None
-    record = {"unpickled": sorted(UNPICKLED), "ran": sorted(RAN), "terminal": terminal, "kept": KEPT}
+    collected = sorted(item.nodeid.split("::")[-1] for item in session.items)
+    record = {"unpickled": sorted(UNPICKLED), "ran": sorted(RAN), "terminal": terminal, "kept": KEPT, "collected": collected}
     (Path(os.environ["RECORD_DIR"]) / (worker["workerid"] + ".json")).write_text(json.dumps(record))
 '''
 
 
-def test_a_worker_unpickles_only_the_scenarios_it_runs_and_keeps_no_terminal_when_it_runs_only_scenarios(tmp_path, monkeypatch):
-    """Every worker collects every scenario, from the cache entry's id, rules, areas and tier; the
-    scenario itself is unpickled only by the worker that runs it, and let go once it has run. A worker whose run is only
-    scenarios drops pytest's terminal reporter (its output goes nowhere); one running other tests
-    keeps it."""
+def test_a_worker_collects_and_unpickles_only_its_share_and_keeps_no_terminal_when_it_runs_only_scenarios(tmp_path, monkeypatch):
+    """Under ``-n 2`` each worker collects its share of the scenario files (xdist_shares), from
+    the cache entry's id, rules, areas and tier, and runs all of it; the scenario itself is
+    unpickled only when it runs, and let go once it has run. Tests of another kind every worker
+    collects, and one of them runs each. A worker whose run is only scenarios drops pytest's
+    terminal reporter (its output goes nowhere); one running other tests keeps it."""
     ids = _corpus(tmp_path)
     (tmp_path / "conftest.py").write_text(_RECORDING_CONFTEST)
     records = tmp_path / "records"
@@ -304,18 +306,39 @@ def test_a_worker_unpickles_only_the_scenarios_it_runs_and_keeps_no_terminal_whe
     monkeypatch.setenv("RECORD_DIR", str(records))
     assert _run(tmp_path, "-n", "0").returncode == 0  # fills the cache
     in_process = json.loads((records / "main.json").read_text())
-    assert in_process["ran"] == sorted(ids) and in_process["terminal"] is True
+    assert in_process["ran"] == sorted(ids) == in_process["collected"] and in_process["terminal"] is True
     assert in_process["kept"] == []  # each scenario let go once its item has run
-    assert _run(tmp_path, "-n", "2").returncode == 0
+    run = _run(tmp_path, "-n", "2")
+    assert run.returncode == 0 and f"2 workers [{len(ids)} items]" in run.stdout  # the run's count, not a share's
     workers = [json.loads(path.read_text()) for path in sorted(records.glob("gw*.json"))]
     assert len(workers) == 2
-    assert sorted(sid for worker in workers for sid in worker["ran"]) == sorted(ids)
+    assert sorted(sid for worker in workers for sid in worker["collected"]) == sorted(ids)  # each scenario in one share
+    assert abs(len(workers[0]["collected"]) - len(workers[1]["collected"])) <= 1
     for worker in workers:
-        assert worker["unpickled"] == worker["ran"] and len(worker["ran"]) < len(ids)
+        assert worker["collected"] == worker["ran"] == worker["unpickled"]
         assert worker["terminal"] is False and worker["kept"] == []
     (tmp_path / "scenarios" / "test_plain.py").write_text("def test_plain():\n    assert True\n")
-    assert _run(tmp_path, "-n", "2").returncode == 0
-    assert all(json.loads(path.read_text())["terminal"] is True for path in records.glob("gw*.json"))
+    run = _run(tmp_path, "-n", "2")
+    assert run.returncode == 0 and f"{len(ids) + 1} passed" in run.stdout
+    workers = [json.loads(path.read_text()) for path in sorted(records.glob("gw*.json"))]
+    assert all(worker["terminal"] is True and "test_plain" in worker["collected"] for worker in workers)
+    assert sorted(sid for worker in workers for sid in worker["ran"]) == sorted([*ids, "test_plain"])  # each test once
+    assert sorted(sid for worker in workers for sid in worker["collected"] if sid != "test_plain") == sorted(ids)
+
+
+def test_other_dist_modes_collect_everything_in_every_worker(tmp_path, monkeypatch):
+    """Shares are only for ``--dist load`` (the default of ``-n``): xdist's other schedulers need
+    every worker to collect the whole run, and get it."""
+    ids = _corpus(tmp_path)
+    (tmp_path / "conftest.py").write_text(_RECORDING_CONFTEST)
+    records = tmp_path / "records"
+    records.mkdir()
+    monkeypatch.setenv("RECORD_DIR", str(records))
+    run = _run(tmp_path, "-n", "2", "--dist", "loadfile")
+    assert run.returncode == 0 and f"{len(ids)} passed" in run.stdout
+    workers = [json.loads(path.read_text()) for path in sorted(records.glob("gw*.json"))]
+    assert len(workers) == 2 and all(worker["collected"] == sorted(ids) for worker in workers)
+    assert sorted(sid for worker in workers for sid in worker["ran"]) == sorted(ids)
 
 
 CRASHING_ENGINE = '''

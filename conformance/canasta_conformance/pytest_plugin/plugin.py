@@ -23,6 +23,7 @@ from ..contract.errors import CanastaError
 from ..contract.locations import SCENARIO_SUFFIXES, is_scenario_file
 from ..contract.paths import scenarios_dir, spec_dir
 from ..running.collector import PACKING_KEY, RESULT_PROPERTY, WORKER_ENGINE_KEY, ResultCollector, pack_report_data, unpack_report_data
+from .xdist_shares import SharePlan, ShareScheduling, show_total, take_share
 
 # Everything else is imported where it is first needed: pytest loads this module in every run of an
 # environment where the package is installed, scenario files or not, so importing it must be cheap
@@ -530,6 +531,9 @@ def pytest_configure_node(node: Any) -> None:
 
     node.workerinput[PACKING_KEY] = marshal.version
     receive_batches(node, node.config.pluginmanager.get_plugin("dsession"))
+    plan = _share_plan(node.config)
+    if plan is not None:
+        plan.assign(node)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -554,11 +558,53 @@ def pytest_report_from_serializable(config: pytest.Config, data: dict[str, Any])
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    state: CanastaState = parent.config.stash[_SESSION_KEY]
-    if is_scenario_file(file_path, parent.config.rootpath) or state.is_named_scenario(file_path):
-        parent.config.stash[_HEAP_KEY].pause()
+    config = parent.config
+    state: CanastaState = config.stash[_SESSION_KEY]
+    if is_scenario_file(file_path, config.rootpath) or state.is_named_scenario(file_path):
+        seen = config.stash.get(_SEEN_KEY, 0)
+        config.stash[_SEEN_KEY] = seen + 1
+        if hasattr(config, "workerinput") and not take_share(config.workerinput, seen):
+            return None  # another xdist worker collects and runs it (xdist_shares)
+        config.stash[_HEAP_KEY].pause()
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+#: how many scenario files this process has met in its collection (xdist_shares)
+_SEEN_KEY = pytest.StashKey[int]()
+#: (xdist controller) the share each worker collects, when the scheduler is ShareScheduling
+_SHARES_KEY = pytest.StashKey["SharePlan | None"]()
+
+
+def _share_plan(config: pytest.Config) -> SharePlan | None:
+    """(xdist controller) The plan of the workers' shares, when xdist will schedule the run with
+    :class:`ShareScheduling` (``--dist load``, and no other plugin's scheduler first); else None."""
+    if _SHARES_KEY not in config.stash:
+        scheduler = config.hook.pytest_xdist_make_scheduler(config=config, log=None)
+        config.stash[_SHARES_KEY] = SharePlan(scheduler.numnodes) if isinstance(scheduler, ShareScheduling) else None
+    return config.stash[_SHARES_KEY]
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """(xdist controller) ``--dist load``: each worker collects its share of the scenario files
+    (see xdist_shares.ShareScheduling; xdist's own load scheduling when the collections are the same)."""
+    if config.getvalue("dist") != "load":
+        return None
+    dsession = config.pluginmanager.get_plugin("dsession")
+
+    def collected(total: int) -> None:
+        show_total(dsession, total)
+
+    return ShareScheduling(config, log, collected)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """(xdist controller) A crashed worker's share goes to the worker that replaces it."""
+    plan = node.config.stash.get(_SHARES_KEY, None)
+    if error is not None and plan is not None:
+        plan.release(node)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -574,7 +620,8 @@ class ScenarioFile(pytest.File):
     def collect(self) -> Any:
         """The file's scenario item, built from what the scenario cache keeps beside the scenario
         (id, rules, areas, tier): the scenario itself is unpickled by the process that runs the
-        item (an xdist worker collects every scenario of the run and runs its share)."""
+        item (under xdist's ``--dist`` modes other than ``load``, every worker collects every
+        scenario of the run and runs some: see xdist_shares)."""
         from ..contract.spec import SpecError
         from ..running.scenario_cache import load_cached
 

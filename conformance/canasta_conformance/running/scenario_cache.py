@@ -6,8 +6,8 @@ harness's own source, and the Python version. Change any of them and the entries
 found. Only scenarios that loaded without a problem are stored, so every error message is made
 fresh. An entry holds what collecting a scenario needs (its id, rules, rule areas and tier, the
 tier computed under the same spec) beside the scenario itself pickled once more, so that reading
-an entry does not rebuild the scenario: that waits until a process runs it (each xdist worker
-collects every scenario of the run and runs only its share). Entries are pickles written
+an entry does not rebuild the scenario: that waits until a process runs it (an xdist worker
+may collect scenarios another worker runs). Entries are pickles written
 atomically by this user into a folder only this user can read (``$CANASTA_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/canasta-rules``, else ``~/.cache/canasta-rules``); ``CANASTA_CACHE_DIR=off``
 turns the cache off. A cache that cannot be read or written is ignored.
