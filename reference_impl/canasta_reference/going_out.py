@@ -353,19 +353,23 @@ def _suit_layouts(held: set[int], existing: list[tuple[int, int]], size: int, mi
         if all(o in held for o in range(a, b + 1)) and not any(a <= high + 1 and b >= low - 1 for low, high in existing)
     ]
     out: set[tuple[frozenset[int], int]] = set()
-
-    def place(after: int, index: int, laid: frozenset[int], canastas: int) -> None:
-        if index == len(existing):
-            out.add((laid, canastas))
-        else:
-            low, high = existing[index]
-            for a, b in grown[index]:
-                if a > after + 1:
-                    extra = frozenset(range(a, low)) | frozenset(range(high + 1, b + 1))
-                    place(b, index + 1, laid | extra, canastas + (b - a + 1 >= size))
-        for a, b in new:
-            if a > after + 1 and (index == len(existing) or b < existing[index][0] - 1):
-                place(b, index, laid | frozenset(range(a, b + 1)), canastas + (b - a + 1 >= size))
-
-    place(-2, 0, frozenset(), 0)
+    _place_runs(existing, grown, new, size, out, -2, 0, frozenset(), 0)
     return out
+
+
+def _place_runs(existing: list[tuple[int, int]], grown: list[list[tuple[int, int]]], new: list[tuple[int, int]], size: int,
+                out: set[tuple[frozenset[int], int]], after: int, index: int, laid: frozenset[int], canastas: int) -> None:
+    """_suit_layouts' layouts from the existing sequence ``index`` on, the sequences laid so far
+    ending at ``after`` (a module function, not a closure calling itself: that is a reference
+    cycle, left for the garbage collector)."""
+    if index == len(existing):
+        out.add((laid, canastas))
+    else:
+        low, high = existing[index]
+        for a, b in grown[index]:
+            if a > after + 1:
+                extra = frozenset(range(a, low)) | frozenset(range(high + 1, b + 1))
+                _place_runs(existing, grown, new, size, out, b, index + 1, laid | extra, canastas + (b - a + 1 >= size))
+    for a, b in new:
+        if a > after + 1 and (index == len(existing) or b < existing[index][0] - 1):
+            _place_runs(existing, grown, new, size, out, b, index, laid | frozenset(range(a, b + 1)), canastas + (b - a + 1 >= size))

@@ -220,18 +220,22 @@ def _plainly_legal(rest: Facts, parts: Sequence[Part], counted: int) -> bool:
 def _run_sets(f: Facts, runs: list[tuple[MeldGroup, int]]) -> Iterator[tuple[tuple[MeldGroup, int], ...]]:
     """Sets of the hand's runs laid as separate sequences (two of one suit never touch: touching,
     they are one run), added while their count is short of the minimum."""
+    yield from _extend_runs(runs, f.minimum, 0, (), 0)
 
-    def extend(start: int, chosen: tuple[tuple[MeldGroup, int], ...], counted: int) -> Iterator[tuple[tuple[MeldGroup, int], ...]]:
-        for i in range(start, len(runs)):
-            g, value = runs[i]
-            if any(touches(g.cards, h.cards) for h, _ in chosen):
-                continue
-            picked = (*chosen, runs[i])
-            yield picked
-            if counted + value < f.minimum:
-                yield from extend(i + 1, picked, counted + value)
 
-    yield from extend(0, (), 0)
+def _extend_runs(runs: list[tuple[MeldGroup, int]], minimum: int, start: int, chosen: tuple[tuple[MeldGroup, int], ...],
+                 counted: int) -> Iterator[tuple[tuple[MeldGroup, int], ...]]:
+    """_run_sets' sets adding runs from ``start`` on to the ``chosen`` ones, of count ``counted``
+    (a module function, not a closure calling itself: that is a reference cycle, left for the
+    garbage collector)."""
+    for i in range(start, len(runs)):
+        g, value = runs[i]
+        if any(touches(g.cards, h.cards) for h, _ in chosen):
+            continue
+        picked = (*chosen, runs[i])
+        yield picked
+        if counted + value < minimum:
+            yield from _extend_runs(runs, minimum, i + 1, picked, counted + value)
 
 
 def _without(f: Facts, runs: list[MeldGroup]) -> Facts:
@@ -250,20 +254,23 @@ def _rank_sets(f: Facts, counted: int) -> Iterator[tuple[Part, ...]]:
     options = _new_meld_options(f, None)
     best = [max(p.value for p in parts) for parts in options]
     reach = [sum(best[i:]) for i in range(len(options) + 1)]  # the most the ranks from i on add
+    yield from _extend_ranks(f, options, reach, 0, (), counted, f.no_wilds)
 
-    def extend(index: int, chosen: tuple[Part, ...], total: int, wilds: WildVector) -> Iterator[tuple[Part, ...]]:
-        if total >= f.minimum:
-            yield chosen
-            return
-        if total + reach[index] < f.minimum:
-            return
-        for i in range(index, len(options)):
-            for part in options[i]:
-                spent = tuple(a + b for a, b in zip(wilds, part.wilds, strict=True))
-                if all(s <= a for s, a in zip(spent, f.wild_avail, strict=True)):
-                    yield from extend(i + 1, (*chosen, part), total + part.value, spent)
 
-    yield from extend(0, (), counted, f.no_wilds)
+def _extend_ranks(f: Facts, options: list[list[Part]], reach: list[int], index: int, chosen: tuple[Part, ...], total: int,
+                  wilds: WildVector) -> Iterator[tuple[Part, ...]]:
+    """_rank_sets' sets adding parts of the ranks from ``index`` on to the ``chosen`` ones (as
+    _extend_runs, a module function)."""
+    if total >= f.minimum:
+        yield chosen
+        return
+    if total + reach[index] < f.minimum:
+        return
+    for i in range(index, len(options)):
+        for part in options[i]:
+            spent = tuple(a + b for a, b in zip(wilds, part.wilds, strict=True))
+            if all(s <= a for s, a in zip(spent, f.wild_avail, strict=True)):
+                yield from _extend_ranks(f, options, reach, i + 1, (*chosen, part), total + part.value, spent)
 
 
 def _whole_rest(f: Facts) -> Iterator[tuple[Part, ...]]:
