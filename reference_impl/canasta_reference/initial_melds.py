@@ -452,15 +452,23 @@ class _ModernSearch:
     def __init__(self, f: Facts, options: list[_Rank]) -> None:
         self.f = f
         self.options = options
+        # Each of these at i is about options[i:] (the last entry: none left), worked out from the end.
         # What the groups still to choose can add at most: their naturals (the most of each rank), and
         # the wild cards not yet spent (each wild card goes to one group only).
-        self.reach_value = [sum(o.best_value for o in options[i:]) for i in range(len(options) + 1)]
-        self.reach_cards = [sum(o.best_cards for o in options[i:]) for i in range(len(options) + 1)]
+        self.reach_value = [0] * (len(options) + 1)
+        self.reach_cards = [0] * (len(options) + 1)
         #: whether options[i:] still offer a natural meld (modern.initial.natural-meld)
-        self.naturals_left = [any(o.natural_meld for o in options[i:]) for i in range(len(options) + 1)]
+        self.naturals_left = [False] * (len(options) + 1)
         #: whether options[i:] hold groups that may join groups counting the minimum (see _Rank)
-        self.needed_after = [any(o.needed for o in options[i:]) for i in range(len(options) + 1)]
-        self.needed_or_plain_after = [any(o.needed_or_plain for o in options[i:]) for i in range(len(options) + 1)]
+        self.needed_after = [False] * (len(options) + 1)
+        self.needed_or_plain_after = [False] * (len(options) + 1)
+        for i in reversed(range(len(options))):
+            o = options[i]
+            self.reach_value[i] = self.reach_value[i + 1] + o.best_value
+            self.reach_cards[i] = self.reach_cards[i + 1] + o.best_cards
+            self.naturals_left[i] = self.naturals_left[i + 1] or o.natural_meld
+            self.needed_after[i] = self.needed_after[i + 1] or bool(o.needed)
+            self.needed_or_plain_after[i] = self.needed_or_plain_after[i + 1] or bool(o.needed_or_plain)
         self.natural_meld = f.rules.initial_meld_natural_meld_required
         self.minimum = f.minimum
         self.hand_size = f.hand_size
