@@ -1,4 +1,6 @@
+import copy
 import json
+import pickle
 
 import pytest
 from hypothesis import given
@@ -6,6 +8,7 @@ from hypothesis import given
 from canasta_conformance.contract.cards import cards
 from canasta_conformance.contract.model import (
     FormatError,
+    Meld,
     MeldGroup,
     Outcome,
     Position,
@@ -80,3 +83,16 @@ def test_bad_actions_name_the_path(data, path):
 def test_format_action_reads_like_notation():
     take = TakePile(cards("9H 9S"), (MeldGroup(cards("KH KD KS")), MeldGroup(cards("JK"), "7")))
     assert format_action(take) == "take [9H 9S] + [KD KH KS] + [7: JK]"
+
+
+def test_meld_of_is_the_same_value_as_meld():
+    """Meld.of (the move generator's quick constructor) makes what Meld() makes: equal both ways,
+    same hash, repr, JSON and type field, and it survives pickling and copying as that value."""
+    groups = (MeldGroup(cards("JK KC KD")), MeldGroup(cards("2C"), "7"))
+    made, quick = Meld(groups), Meld.of(groups)
+    assert quick == made and made == quick and hash(quick) == hash(made)
+    assert repr(quick) == repr(made) and quick.to_json() == made.to_json() and quick.type == "meld"
+    assert quick != Meld.of(groups[:1])
+    for back in (pickle.loads(pickle.dumps(quick)), copy.deepcopy(quick), copy.copy(quick)):
+        assert back == made and back.type == "meld"
+    assert action_from_json(quick.to_json()) == action_from_json(made.to_json())

@@ -561,7 +561,7 @@ class _ModernSearch:
                         spelling = spelled[group] = self.spell(group, spent)
                     cards = (*laid, spelling)
                     if listed:
-                        found.append(Meld(cards))
+                        found.append(Meld.of(cards))
                     if further:
                         spare_alone = group.spare_alone
                         self.extend(i + 1, cards, now, spent + group.wild_code, (*waiting, group_tally) if waits else waiting,

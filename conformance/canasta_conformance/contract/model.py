@@ -448,6 +448,16 @@ class Meld:
     def to_json(self) -> dict[str, Any]:
         return {"type": "meld", "melds": [g.to_json() for g in self.melds]}
 
+    @classmethod
+    def of(cls, melds: tuple[MeldGroup, ...]) -> Meld:
+        """``Meld(melds)``, made in about half the time for a move generator that makes thousands:
+        the frozen class's ``__init__`` sets each field through ``object.__setattr__``; this sets
+        ``melds`` alone, ``type`` being the class's default. Equal to ``Meld(melds)``, with the
+        same hash, repr and JSON."""
+        meld = object.__new__(cls)
+        object.__setattr__(meld, "melds", melds)
+        return meld
+
 
 @dataclass(frozen=True)
 class Discard:
