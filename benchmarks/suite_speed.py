@@ -150,8 +150,10 @@ def xdist_scaling(
         count = copy_corpus(folder, copies=-(-size // corpus_size), limit=size)
         checkouts = {"": env, **({"compared_": compared} if compared else {})}
         times: dict[str, list[tuple[float, float]]] = {}
+        temproot = work / "pytest-temp"  # see the method line: pytest's temporary folders of these runs only
+        temproot.mkdir(exist_ok=True)
         for prefix, checkout_env in checkouts.items():
-            run_env = {**checkout_env, "CANASTA_CACHE_DIR": str(work / f"cache-size-{size}{prefix}")}
+            run_env = {**checkout_env, "CANASTA_CACHE_DIR": str(work / f"cache-size-{size}{prefix}"), "PYTEST_DEBUG_TEMPROOT": str(temproot)}
             checkouts[prefix] = run_env
             run_pytest(folder, run_env, "-n", "0", *engine_args)  # fill the cache: both modes then read it
         for _ in range(runs):
@@ -219,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         if sizes:
             engine = f"the engine of `{args.engine_cmd}`" if args.engine_cmd else "the reference engine in-process"
             print("method: wall and CPU time (user + system, workers included) of `pytest -n 0` and `pytest -n 2`, "
-                  f"alternating, over the corpus copied to each size, warm cache, {engine}")
+                  f"alternating, over the corpus copied to each size, warm cache, {engine}; pytest's temporary folders "
+                  "in a folder of these runs (an xdist controller makes one for its workers and, as pytest does, deletes "
+                  "old ones: in the shared one, those that other runs left)")
             engine_args = ("--canasta-engine-cmd", args.engine_cmd) if args.engine_cmd else ()
             rows = xdist_scaling(sizes, args.runs, env, work, others["compared"] if others else None, engine_args)
             figures["xdist"] = rows
