@@ -6,9 +6,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml  # noqa: F401 - see below
 from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["pytester"]
+# PyYAML is imported here, before any test runs, so that pytester's in-process runs never unload it:
+# the harness imports it only when it parses a file, and a run that first imports it has it taken
+# out of sys.modules again afterwards, while its compiled loader (libyaml) keeps the first import's
+# node classes, so the next import's constructor refuses them ("expected a mapping node, but found
+# mapping"): tests/test_plugin.py run on its own failed that way.
 
 # Generated inputs are checked, not timed: on a loaded machine (CI, two test workers on two cores)
 # drawing an input or running an example may be slow, which must not fail a test.
