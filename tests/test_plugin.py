@@ -263,3 +263,30 @@ def test_importing_the_plugin_loads_neither_the_harness_nor_yaml_nor_jsonschema(
 def test_area_markers_are_listed_by_markers(pytester):
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(["*canasta_meld: Canasta scenarios of rule area 'meld'*"])
+
+
+def test_the_terminal_keeps_no_silent_set_up_or_tear_down_of_a_scenario(pytester):
+    """pytest's terminal looks through every passing set-up and tear-down report it keeps for each
+    failure it shows (time quadratic in the run's size when most scenarios fail); a scenario's that
+    passed with no output are not kept. Another test's are, and a teardown's output is still shown."""
+    for sid in ("kept-one", "kept-two", "kept-three"):
+        scenario(pytester, sid)
+    pytester.makepyfile(test_plain="""
+        import pytest
+
+        @pytest.fixture
+        def noisy():
+            yield
+            print("said at teardown")
+
+        def test_plain(noisy):
+            assert False
+    """)
+    pytester.makeconftest("""
+        def pytest_terminal_summary(terminalreporter):
+            kept = terminalreporter.stats.get("", [])
+            print("kept:", sorted({(r.nodeid.split("::")[-1], r.when) for r in kept}))
+    """)
+    result = pytester.runpytest("--canasta-engine", "fake_engines:AcceptEverything", "-p", "no:randomly")
+    result.assert_outcomes(failed=4)
+    result.stdout.fnmatch_lines(["*Captured stdout teardown*", "said at teardown", "kept: [('test_plain', 'setup'), ('test_plain', 'teardown')]"])
