@@ -261,7 +261,7 @@ class _Group:
 
 
 #: the groups of a rank that fit some wild cards, by which are tried (see _Rank.fit)
-_Fitting = tuple[list[_Group], ...]
+_Fitting = tuple[tuple[_Group, ...], ...]
 
 
 #: The tally of some groups: what the checks of an initial meld read of them, summed over them and
@@ -298,13 +298,13 @@ class _Rank:
         each is worked out once."""
         fitting = self.fits.get(unspent)
         if fitting is None:
-            fit = [g for g in self.groups if within(g.wild_code, unspent)]
-            needed = [g for g in fit if not g.spare_alone and not g.plain]
-            needed_or_plain = [g for g in fit if not g.spare_alone]
+            fit = tuple(g for g in self.groups if within(g.wild_code, unspent))
+            needed = tuple(g for g in fit if not g.spare_alone and not g.plain)
+            needed_or_plain = tuple(g for g in fit if not g.spare_alone)
             fitting = self.fits[unspent] = (
-                fit, needed, needed_or_plain, *([g for g in groups if g.natural_meld] for groups in (fit, needed, needed_or_plain)),
-            )  # (no needed group is a natural meld, those being plain: that list stays empty, kept for the indexes)
-        return fitting
+                fit, needed, needed_or_plain, *(tuple(g for g in groups if g.natural_meld) for groups in (fit, needed, needed_or_plain)),
+            )  # (no needed group is a natural meld, those being plain: that one stays empty, kept for the indexes)
+        return fitting  # (tuples: an empty one is shared, and these are kept across positions)
 
 
 _TRIED = ("all", "needed", "needed or plain")
