@@ -317,6 +317,21 @@ def test_a_worker_collects_and_unpickles_only_its_share_and_keeps_no_terminal_wh
     for worker in workers:
         assert worker["collected"] == worker["ran"] == worker["unpickled"]
         assert worker["terminal"] is False and worker["kept"] == []
+    files = sorted(str(path.relative_to(tmp_path)) for path in (tmp_path / "scenarios").rglob("*.yaml"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", "-n", "2", *files], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=600)  # files named one by one (several in a folder, walked once for each)
+    assert run.returncode == 0 and f"{len(ids)} passed" in run.stdout, run.stdout + run.stderr
+    workers = [json.loads(path.read_text()) for path in sorted(records.glob("gw*.json"))]
+    assert all(worker["collected"] == sorted(ids) for worker in workers)  # named: pytest must find each in every worker
+    assert sorted(sid for worker in workers for sid in worker["ran"]) == sorted(ids)  # and one runs it
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", "-n", "2", "scenarios", files[0], files[-1]], cwd=tmp_path,
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0 and f"{len(ids)} passed" in run.stdout, run.stdout + run.stderr
+    workers = [json.loads(path.read_text()) for path in sorted(records.glob("gw*.json"))]
+    named = sorted(Path(name).stem for name in (files[0], files[-1]))
+    assert sorted(sid for worker in workers for sid in worker["collected"] if sid not in named) == sorted(set(ids) - set(named))
+    assert sorted(sid for worker in workers for sid in worker["ran"]) == sorted(ids)
     (tmp_path / "scenarios" / "test_plain.py").write_text("def test_plain():\n    assert True\n")
     run = _run(tmp_path, "-n", "2")
     assert run.returncode == 0 and f"{len(ids) + 1} passed" in run.stdout

@@ -584,17 +584,27 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     config = parent.config
     state: CanastaState = config.stash[_SESSION_KEY]
     if is_scenario_file(file_path, config.rootpath) or state.is_named_scenario(file_path):
-        seen = config.stash.get(_SEEN_KEY, 0)
-        config.stash[_SEEN_KEY] = seen + 1
-        if hasattr(config, "workerinput") and not take_share(config.workerinput, seen):
-            return None  # another xdist worker collects and runs it (xdist_shares)
+        # (xdist_shares) a file of another worker's share is not collected here (pytest_ignore_collect
+        # says so first); a file named on the command line is, by every worker: pytest stops a run
+        # in which a file or test named is not found
+        if hasattr(config, "workerinput") and not parent.session.isinitpath(file_path) and not _in_share(config, file_path):
+            return None
         config.stash[_HEAP_KEY].pause()
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
 
 
-#: how many scenario files this process has met in its collection (xdist_shares)
-_SEEN_KEY = pytest.StashKey[int]()
+#: the scenario files this process has met in its collection, each with its rank in meeting order (xdist_shares)
+_SEEN_KEY = pytest.StashKey[dict[Path, int]]()
+
+
+def _in_share(config: pytest.Config, path: Path) -> bool:
+    """(xdist worker) Whether the scenario file ``path`` is in this worker's share (xdist_shares),
+    by the rank in which this process first met it: pytest walks the run in the same order in
+    every worker, and may meet a file more than once (a folder is walked again for each file
+    named in it on the command line), so the rank is kept."""
+    seen = config.stash.setdefault(_SEEN_KEY, {})
+    return take_share(config.workerinput, seen.setdefault(path, len(seen)))  # type: ignore[attr-defined]
 #: (xdist controller) the share each worker collects, when the scheduler is ShareScheduling
 _SHARES_KEY = pytest.StashKey["SharePlan | None"]()
 
@@ -630,8 +640,15 @@ def pytest_testnodedown(node: Any, error: object) -> None:
         plan.release(node)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """A symlinked folder that leads back to one of its own parents (a loop) is walked once, not again."""
+    """(xdist worker) A scenario file of another worker's share is not collected here, nor looked
+    at further (xdist_shares). A symlinked folder that leads back to one of its own parents (a
+    loop) is walked once, not again."""
+    if hasattr(config, "workerinput") and collection_path.suffix in SCENARIO_SUFFIXES:
+        state: CanastaState = config.stash[_SESSION_KEY]
+        if (is_scenario_file(collection_path, config.rootpath) or state.is_named_scenario(collection_path)) and collection_path.is_file():
+            return None if _in_share(config, collection_path) else True
     if collection_path.is_symlink() and collection_path.is_dir():
         target = collection_path.resolve()
         if target == collection_path.parent.resolve() or target in collection_path.parent.resolve().parents:
