@@ -24,7 +24,11 @@ same seconds: each position is loaded and listed once by each engine, in turns (
 alternates), each engine keeping its own tables (both emptied after the recording, which listed the
 same positions), so both meet the positions as a game would; the
 figures of both are printed, with this engine's p99 and median over the other's by phase (on a
-shared machine, far steadier than two runs).
+shared machine, far steadier than two runs). Both engines share the process's garbage collector:
+a pass set off by one engine's allocations may fall in the other's listing, and what one leaves
+to the collector (reference cycles) is collected in passes both meet. A change in what an engine
+leaves to the collector therefore shows fully only in separate runs of each (alternated, in the
+same minutes); the ratio here shows the rest.
 """
 
 from __future__ import annotations

@@ -354,7 +354,7 @@ def modern_initial_melds(f: Facts) -> list[Meld]:
     (any number of naturals, any wild cards by kind), the wild-card meld included."""
     options = _modern_options(f)
     melds = _modern_search(f, options) if options else []
-    melds += (Meld(f.groups(parts)) for parts in _initial_with_threes(f))
+    melds += (Meld.of(f.groups(parts)) for parts in _initial_with_threes(f))
     return melds
 
 

@@ -177,10 +177,10 @@ def meld_actions(f: Facts) -> list[Meld]:
     if f.wild_avail and f.rules.meld_wild_only_melds:
         out += wild_meld_melds(f)
     if not f.melded:
-        out += (Meld(f.groups(parts)) for parts in initial_meld_sets(f, ()))
+        out += (Meld.of(f.groups(parts)) for parts in initial_meld_sets(f, ()))
     several = all_but_one(f, None)  # (most positions: none at once)
     if several:
-        out += (Meld(f.groups(parts)) for parts in several if len(parts) > 1)
+        out += (Meld.of(f.groups(parts)) for parts in several if len(parts) > 1)
     return out
 
 
