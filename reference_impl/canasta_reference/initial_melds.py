@@ -286,8 +286,8 @@ class _Rank:
         self.groups = groups
         self.needed = [g for g in groups if not g.spare_alone and not g.plain]
         self.needed_or_plain = [g for g in groups if not g.spare_alone]
-        self.best_value = max(g.part.k * f.natural_value(g.part.rank) for g in groups)  # its naturals at most
         self.best_cards = max(g.part.k for g in groups)
+        self.best_value = self.best_cards * f.natural_value(groups[0].part.rank)  # its naturals at most (one rank)
         self.natural_meld = any(g.natural_meld for g in groups)
         self.fits: dict[int, _Fitting] = {}
 
@@ -417,6 +417,7 @@ def _rank_option(f: Facts, rank: str) -> _Rank | None:
     entry = _RANK_OPTIONS.get(key)
     if entry is None or entry[0] is not rules:
         groups = []
+        value = f.natural_value(rank)
         for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1):
             ruled: dict[int, tuple[bool, bool]] = {}  # how many wild cards -> (a legal group now, legal later too)
             for choice in f.wild_choices(rules.meld_max_wilds):
@@ -426,7 +427,7 @@ def _rank_option(f: Facts, rank: str) -> _Rank | None:
                     ruled[n] = (now, n > 0 and now and group_is_legal(f, rank, k, n, False))
                 legal, later = ruled[n]
                 if legal:
-                    groups.append(_Group(f, f.part(rank, k, choice), later))
+                    groups.append(_Group(f, Part(rank, k, choice[0], n, k * value + choice[2]), later))  # (as f.part)
         entry = bounded(_RANK_OPTIONS)[key] = (rules, _Rank(f, groups) if groups else None)
     return entry[1]
 
