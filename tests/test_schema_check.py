@@ -6,6 +6,7 @@ one it refuses has at least one (so jsonschema's messages are never asked for no
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 from pathlib import Path
@@ -25,7 +26,15 @@ from canasta_reference import create_engine
 TESTS = Path(__file__).resolve().parent
 SCHEMA_NAMES = sorted(p.name.removesuffix(".schema.json") for p in schema_dir().glob("*.schema.json"))
 PROTOCOL_DEFINITIONS = sorted(schemas.schema("protocol")["definitions"])
-CORPUS = [read_yaml(path).data for path in scenario_files(scenarios_dir())]
+
+
+@functools.cache
+def corpus() -> list[Any]:
+    """Every corpus file's data, read when a test first needs it (not by every test process as it
+    collects)."""
+    return [read_yaml(path).data for path in scenario_files(scenarios_dir())]
+
+
 #: values put in place of a node: the type confusions and near misses a hand-written file holds
 ODD_VALUES: list[Any] = [
     True, False, 0, 1, -1, 1.0, 2.5, 10**6, "", "x", "KH", "JK", "10H", "kh", "yes", "draw", "classic", None,
@@ -88,7 +97,7 @@ def test_every_schema_and_every_protocol_message_is_compiled():
 
 def test_the_corpus_spec_and_bad_input_files_get_jsonschemas_verdict():
     scenario = schemas.validator("scenario")
-    assert all(agree(scenario, data) for data in CORPUS)
+    assert all(agree(scenario, data) for data in corpus())
     spec_files = {"spec-meta": [spec_dir() / "spec.yaml"], "sources": [spec_dir() / "sources.yaml"],
                   "parameters": [spec_dir() / "parameters.yaml"], "conflicts": [spec_dir() / "conflicts.yaml"],
                   "rules": sorted((spec_dir() / "rules").glob("*.yaml")), "variant": sorted((spec_dir() / "variants").glob("*.yaml"))}
@@ -108,7 +117,7 @@ def test_the_corpus_spec_and_bad_input_files_get_jsonschemas_verdict():
 def test_mutated_scenarios_get_jsonschemas_verdict(seed):
     rng = random.Random(seed)
     scenario = schemas.validator("scenario")
-    verdicts = [agree(scenario, mutate(rng.choice(CORPUS), rng)) for _ in range(150)]
+    verdicts = [agree(scenario, mutate(rng.choice(corpus()), rng)) for _ in range(150)]
     assert verdicts.count(True) >= 5 and verdicts.count(False) >= 50
 
 
@@ -129,7 +138,7 @@ def _messages() -> list[tuple[str, str, dict[str, Any]]]:
         out.append(("reply", reply_definition(request["op"], reply), reply))
 
     ask({"op": "handshake", "protocol": 1})
-    for data in random.Random(0).sample([d for d in CORPUS if "position" in d], 25):
+    for data in random.Random(0).sample([d for d in corpus() if "position" in d], 25):
         position = {"variant": data.get("variant", "classic"), "options": data.get("options", {}), **data["position"]}
         ask({"op": "load", "position": position})
         ask({"op": "legal_actions"})
