@@ -87,7 +87,7 @@ def harness_statuses(engine: list[str], scenarios: Path, tmp: Path, *paths: Path
     report = tmp / "report.json"
     done = subprocess.run(
         [sys.executable, "-m", "canasta_conformance", "run", *engine, "--scenarios", str(scenarios),
-         "--canasta-report", str(report), "-p", "no:randomly"],  # xdist stays loaded: the project's addopts name --dist
+         "--canasta-report", str(report), "-p", "no:randomly", "-p", "no:hypothesispytest"],  # xdist stays loaded: the project's addopts name --dist
         capture_output=True, text=True, timeout=900, env=env(*paths), cwd=tmp,
     )
     assert report.is_file(), done.stdout[-3000:] + done.stderr[-3000:]

@@ -87,7 +87,7 @@ def test_canasta_known_failures_write_command(tmp_path):
     known = tmp_path / "known.yaml"
     completed = subprocess.run(
         [sys.executable, "-m", "canasta_conformance", "known-failures", "write", str(known),
-         "--engine", "fake_engines:AcceptEverything", "--scenarios", str(tmp_path / "scenarios")],
+         "--engine", "fake_engines:AcceptEverything", "--scenarios", str(tmp_path / "scenarios"), "-p", "no:hypothesispytest"],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr

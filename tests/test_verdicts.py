@@ -321,7 +321,7 @@ def test_the_report_of_a_real_run_carries_citations_and_tiers_through_xdist(tmp_
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent) + ":" + os.environ.get("PYTHONPATH", "")}
     report, matrix = tmp_path / "report.json", tmp_path / "matrix.md"
     completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "scenarios", "-p", "no:cacheprovider", "-p", "no:randomly", "-q", "-n", "2",
+        [sys.executable, "-m", "pytest", "scenarios", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest", "-q", "-n", "2",
          "--canasta-engine", "verdict_engines:UnrelatedCitations", "--canasta-report", str(report), "--canasta-matrix", str(matrix)],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600,
     )
@@ -363,7 +363,7 @@ def test_canasta_run_takes_the_tier_and_strict_rules_options(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent) + ":" + os.environ.get("PYTHONPATH", "")}
     completed = subprocess.run(
         [sys.executable, "-m", "canasta_conformance", "run", "--scenarios", str(folder), "--engine", "verdict_engines:UnrelatedCitations",
-         "--canasta-tier", "core"],
+         "--canasta-tier", "core", "-p", "no:hypothesispytest"],
         cwd=tmp_path, capture_output=True, text=True, env=env,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -371,7 +371,7 @@ def test_canasta_run_takes_the_tier_and_strict_rules_options(tmp_path):
     assert "  core                  0            0            0            0            1" in completed.stdout
     completed = subprocess.run(
         [sys.executable, "-m", "canasta_conformance", "run", "--scenarios", str(folder), "--engine", "verdict_engines:UnrelatedCitations",
-         "--canasta-tier", "core", "--canasta-strict-rules"],
+         "--canasta-tier", "core", "--canasta-strict-rules", "-p", "no:hypothesispytest"],
         cwd=tmp_path, capture_output=True, text=True, env=env,
     )
     assert completed.returncode == 1
