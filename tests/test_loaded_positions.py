@@ -4,7 +4,10 @@ The Hoyle dealt-red-three bug was of this class: a fact that only the dealing co
 threes waiting for their holder's first turn) was missing when the same position was loaded. Here
 random legal games of every declared variant are played in one engine while, before every action,
 a fresh engine loads the observed position and applies the same action: the outcome and the
-position afterwards (and at the end the score sheet) must agree.
+position afterwards (and at the end the score sheet) must agree. Near misses (what was legal a
+step before, a draw, a discard of each card in hand) are judged alike too, message included: a
+meld on the table is kept in laying order by the dealt engine and in canonical order by the loaded
+one, and a refusal quoting it read differently.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import pytest
 
 from canasta_conformance.contract.cards import full_deck
 from canasta_conformance.contract.engine_protocol import DealSetup
-from canasta_conformance.contract.model import Position
+from canasta_conformance.contract.model import Action, Discard, Draw, Position
 from canasta_conformance.contract.scenario import position_problems
 from canasta_conformance.contract.spec import load_spec
 from canasta_reference import create_engine
@@ -38,10 +41,15 @@ def test_a_loaded_position_plays_like_the_dealt_one(variant: str) -> None:
         rng.shuffle(deck)
         first = number % params["players"] if params["deal.first_player"] == "random" else None
         dealt.deal(DealSetup(variant, {}, number % params["players"], tuple(deck), first_player=first))
+        before: list[Action] = []
         while dealt.observe().phase != "over":
             position = dealt.observe()
             loaded.load(position)
             assert loaded.observe() == position, "loading changed the position"
+            hand = position.hands[position.turn]
+            for miss in [*before, Draw(), *(Discard(card) for card in sorted(set(hand), key=str))]:
+                assert loaded.check(miss) == dealt.check(miss), f"{miss} judged differently once loaded"
+            before = dealt.legal_actions()
             action = player.choose(dealt)
             outcome = dealt.apply(action)
             assert outcome.accepted

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
 
-from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.cards import Card, format_cards
 from canasta_conformance.contract.model import WILD_MELD, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
@@ -33,7 +33,9 @@ _CARDS_OF = attrgetter("cards")
 
 
 def _cards(cards: Iterable[Card]) -> str:
-    return " ".join(c.token for c in cards)
+    """Cards as a message quotes them: in canonical order, so that a meld on the table reads the
+    same whether the engine saw it laid (in laying order) or loaded it from a position."""
+    return format_cards(cards)
 
 
 def group_rank(
@@ -257,7 +259,7 @@ def check_in_hand(hand: Mapping[Card, int], cards: Iterable[Card]) -> dict[Card,
     for card, n in wanted.items():
         if hand.get(card, 0) < n:
             missing = [c for c, k in wanted.items() for _ in range(k - hand.get(c, 0))]
-            raise Malformed(f"the hand does not hold {_cards(sorted(missing, key=lambda c: c.token))}")
+            raise Malformed(f"the hand does not hold {_cards(missing)}")
     return wanted
 
 
