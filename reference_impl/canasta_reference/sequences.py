@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from canasta_conformance.contract.cards import Card
+from canasta_conformance.contract.cards import Card, format_cards
 from canasta_conformance.contract.model import MeldGroup
 from canasta_conformance.contract.sequences import is_sequence_key, sequence_key, span
 from canasta_conformance.contract.variant_rules import VariantRules
@@ -16,7 +16,8 @@ from .errors import Illegal
 
 
 def _cards(cards: Sequence[Card]) -> str:
-    return " ".join(c.token for c in cards)
+    """Cards as a message quotes them: in canonical order, whatever order they were laid in."""
+    return format_cards(cards)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from functools import cache
 from typing import Any, Literal, NamedTuple
 
 from . import sequences
-from .cards import RANKS, RED_SUITS, Card
+from .cards import RANKS, RED_SUITS, Card, format_cards
 
 WildRank = Literal["JK", "2"]
 TakeWay = Literal["natural_pair", "natural_and_wild", "add_to_meld"]
@@ -60,7 +60,8 @@ class Fault(NamedTuple):
 
 
 def _tokens(cards: Iterable[Card]) -> str:
-    return " ".join(c.token for c in cards)
+    """Cards as a message quotes them: in canonical order, whatever order they were laid in."""
+    return format_cards(cards)
 
 
 @dataclass(frozen=True)
