@@ -58,8 +58,5 @@ def penalise_or_raise(state: HandState, offence: Illegal) -> PenaltyCommit:
     elsewhere the offence is raised again (the action is refused)."""
     penalty = table_penalty(state, offence)
     if penalty is None:
-        try:
-            raise offence
-        finally:
-            del offence  # (its traceback holds this frame, which would hold it: a cycle left for the garbage collector)
+        raise offence
     return PenaltyCommit(state, penalty, offence)
