@@ -16,7 +16,7 @@ from canasta_conformance.contract.variant_rules import VariantRules
 from . import memo
 from .memo import bounded
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
-from .packed import MASK, at, pack, unpack, within
+from .packed import GUARDS, MASK, at, pack, unpack, within
 from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 
@@ -39,46 +39,49 @@ def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
     return options
 
 
-def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra_cards: int = 0) -> Iterator[tuple[Part, ...]]:
+def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra_cards: int = 0) -> list[tuple[Part, ...]]:
     """Initial melds of several ranks (besides the ``fixed`` part of a take) in which every added
     group is needed to reach the minimum, leaving the player two cards or more (fewer: see
     all_but_one). ``extra_cards`` come to the hand with the take."""
     search = _SetSearch(
         [[(part, pack(part.wilds)) for part in parts] for parts in _new_meld_options(f, fixed[0].rank if fixed else None)],
-        pack(f.wild_avail), f.minimum, 1 if fixed else 2, f.hand_size + extra_cards - sum(p.cards for p in fixed), fixed,
+        pack(f.wild_avail) | GUARDS, f.minimum, 1 if fixed else 2, f.hand_size + extra_cards - sum(p.cards for p in fixed), fixed, [],
     )
-    yield from _extend_set(search, 0, (), counted, 0, pack(fixed[0].wilds) if fixed else 0, inf)
+    _extend_set(search, 0, (), counted, 0, pack(fixed[0].wilds) if fixed else 0, inf)
+    return search.found
 
 
 class _SetSearch(NamedTuple):
     """What initial_meld_sets' search reads (passed along, not closed over: a closure calling
-    itself is a reference cycle, left for the garbage collector)."""
+    itself is a reference cycle, left for the garbage collector), and the sets it finds."""
 
     options: list[list[tuple[Part, int]]]  # each rank's parts, with their wild cards by kind (packed)
-    avail: int  # the hand's wild cards by kind (packed)
+    guarded: int  # the hand's wild cards by kind (packed), every field's top bit set (see packed.within)
     minimum: int
     need_parts: int  # how many parts the set adds at least
     hand_cards: int  # the cards in hand besides the fixed part's, those of the take included
     fixed: tuple[Part, ...]
+    found: list[tuple[Part, ...]]  # the sets found, in the order of the search
 
 
 def _extend_set(search: _SetSearch, index: int, chosen: tuple[Part, ...], total: int, used: int, spent: int,
-                least: float) -> Iterator[tuple[Part, ...]]:
+                least: float) -> None:
     """initial_meld_sets' sets adding parts of the ranks from ``index`` on to the ``chosen`` ones:
     ``spent``, the wild cards of the chosen parts by kind (packed); ``least``, the lowest count of
     a chosen part."""
-    options, avail, minimum, need_parts, hand_cards, fixed = search
+    options, guarded, minimum, need_parts, hand_cards, fixed, found = search
     for i in range(index, len(options)):
         for part, wilds in options[i]:
-            if not within(spent + wilds, avail):
-                continue
-            now = total + part.value
-            picked = (*chosen, part)
-            lowest = min(least, part.value)
+            spending = spent + wilds
+            if guarded - spending & GUARDS != GUARDS:
+                continue  # more wild cards of a kind than the hand holds (packed.within, inlined)
+            value = part.value
+            now = total + value
+            lowest = value if value < least else least
             if now < minimum:
-                yield from _extend_set(search, i + 1, picked, now, used + part.cards, spent + wilds, lowest)
-            elif len(picked) >= need_parts and hand_cards - used - part.cards >= 2 and now - lowest < minimum:
-                yield (*fixed, *picked)  # every part needed: without the lowest, the rest falls short
+                _extend_set(search, i + 1, (*chosen, part), now, used + part.cards, spending, lowest)
+            elif len(chosen) >= need_parts - 1 and hand_cards - used - part.cards >= 2 and now - lowest < minimum:
+                found.append((*fixed, *chosen, part))  # every part needed: without the lowest, the rest falls short
 
 
 def _stuck_cards(f: Facts, skip: str | None) -> list[str | int]:

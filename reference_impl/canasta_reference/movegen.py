@@ -97,7 +97,7 @@ from .move_rules import (
     take_cards_allowed,
 )
 from .pile import cards_into_hand, is_frozen_for
-from .position_facts import GROUP_ORDER, SORT_KEY, Facts, Part, WildVector
+from .position_facts import GROUP_ORDER, SORT_KEY, Facts, Part, Spelled, WildVector
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
@@ -177,7 +177,8 @@ def meld_actions(f: Facts) -> list[Meld]:
     if f.wild_avail and f.rules.meld_wild_only_melds:
         out += wild_meld_melds(f)
     if not f.melded:
-        out += (Meld.of(f.groups(parts)) for parts in initial_meld_sets(f, ()))
+        spelled: Spelled = {}  # (the sets share groups: each built once)
+        out += (Meld.of(f.groups(parts, (), spelled)) for parts in initial_meld_sets(f, ()))
     several = all_but_one(f, None)  # (most positions: none at once)
     if several:
         out += (Meld.of(f.groups(parts)) for parts in several if len(parts) > 1)

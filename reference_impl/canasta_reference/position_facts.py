@@ -47,6 +47,10 @@ class Part:
         self.cards = k + n_wilds  # how many cards it takes from the hand
 
 
+#: a listing's groups already built, by part and the wild cards of each kind the groups before it took (see Facts.groups)
+Spelled = dict[tuple[Part, tuple[int, ...]], MeldGroup]
+
+
 _VECTORS: dict[tuple[WildVector, int], list[tuple[WildVector, int]]] = memo.table()
 
 
@@ -237,13 +241,23 @@ class Facts:
             cards.sort(key=SORT_KEY.__getitem__)
         return tuple(cards)
 
-    def groups(self, parts: Sequence[Part], offsets: Sequence[int] = ()) -> tuple[MeldGroup, ...]:
-        """The groups of an action in canonical rank order, each with its own wild cards."""
+    def groups(self, parts: Sequence[Part], offsets: Sequence[int] = (), spelled: Spelled | None = None) -> tuple[MeldGroup, ...]:
+        """The groups of an action in canonical rank order, each with its own wild cards.
+        ``spelled`` (kept by the caller for the actions of one listing): the groups already built,
+        by part and the wild cards the groups before it took, shared by the actions laying the
+        same part after the same wild cards (fewer new objects in a long list)."""
         used = list(offsets) if offsets else [0] * len(self.wild_kinds)
         out = []
         for part in sorted(parts, key=lambda p: GROUP_ORDER[p.rank]):
-            tag = part.rank if part.k == 0 and not part.top and part.rank != WILD_MELD else None
-            out.append(MeldGroup(self.cards(part.rank, part.k, part.wilds, used), tag))
+            key = (part, tuple(used))
+            group = spelled.get(key) if spelled is not None else None
+            if group is None:
+                tag = part.rank if part.k == 0 and not part.top and part.rank != WILD_MELD else None
+                group = MeldGroup(self.cards(part.rank, part.k, part.wilds, used), tag)
+                if spelled is not None:
+                    spelled[key] = group
+            out.append(group)
             used = [u + n for u, n in zip(used, part.wilds, strict=True)]
         return tuple(out)
+
 
