@@ -96,3 +96,15 @@ def test_meld_of_is_the_same_value_as_meld():
     for back in (pickle.loads(pickle.dumps(quick)), copy.deepcopy(quick), copy.copy(quick)):
         assert back == made and back.type == "meld"
     assert action_from_json(quick.to_json()) == action_from_json(made.to_json())
+
+
+def test_meld_group_of_is_the_same_value_as_meld_group():
+    """MeldGroup.of (the move generator's quick constructor) makes what MeldGroup() makes: equal
+    both ways, same hash, repr, JSON and sequence field, and it survives pickling and copying."""
+    for args in ((cards("JK KC KD"),), (cards("2C"), "7")):
+        made, quick = MeldGroup(*args), MeldGroup.of(*args)
+        assert quick == made and made == quick and hash(quick) == hash(made) and quick.sequence is False
+        assert repr(quick) == repr(made) and quick.to_json() == made.to_json()
+        for back in (pickle.loads(pickle.dumps(quick)), copy.deepcopy(quick), copy.copy(quick)):
+            assert back == made and back.sequence is False
+    assert MeldGroup.of(cards("2C"), "7") != MeldGroup(cards("2C")) and MeldGroup.of(cards("2C")) != MeldGroup(cards("2C"), None, True)

@@ -16,7 +16,7 @@ from canasta_conformance.contract.variant_rules import VariantRules
 from . import memo
 from .memo import bounded
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
-from .packed import GUARDS, MASK, at, pack, unpack, within
+from .packed import GUARDS, MASK, at, pack, unpack
 from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 
@@ -301,11 +301,26 @@ class _Rank:
         each is worked out once."""
         fitting = self.fits.get(unspent)
         if fitting is None:
-            fit = tuple(g for g in self.groups if within(g.wild_code, unspent))
-            needed = tuple(g for g in fit if not g.spare_alone and not g.plain)
-            needed_or_plain = tuple(g for g in fit if not g.spare_alone)
+            fit: list[_Group] = []
+            needed: list[_Group] = []
+            needed_or_plain: list[_Group] = []
+            natural_melds: list[_Group] = []
+            natural_needed_or_plain: list[_Group] = []
+            guarded = unspent | GUARDS
+            for g in self.groups:  # (one pass, each list in the order of the groups)
+                if guarded - g.wild_code & GUARDS != GUARDS:
+                    continue  # (packed.within, inlined)
+                fit.append(g)
+                if g.natural_meld:
+                    natural_melds.append(g)
+                if not g.spare_alone:
+                    needed_or_plain.append(g)
+                    if g.natural_meld:
+                        natural_needed_or_plain.append(g)
+                    if not g.plain:
+                        needed.append(g)
             fitting = self.fits[unspent] = (
-                fit, needed, needed_or_plain, *(tuple(g for g in groups if g.natural_meld) for groups in (fit, needed, needed_or_plain)),
+                tuple(fit), tuple(needed), tuple(needed_or_plain), tuple(natural_melds), (), tuple(natural_needed_or_plain),
             )  # (no needed group is a natural meld, those being plain: that one stays empty, kept for the indexes)
         return fitting  # (tuples: an empty one is shared, and these are kept across positions)
 
@@ -492,7 +507,7 @@ class _ModernSearch:
         if cards is None:
             part = group.part
             tag = part.rank if part.k == 0 and part.rank != WILD_MELD else None
-            cards = self.spellings[key] = MeldGroup(self.f.cards(part.rank, part.k, part.wilds, unpack(key[1], self.kinds)), tag)
+            cards = self.spellings[key] = MeldGroup.of(self.f.cards(part.rank, part.k, part.wilds, unpack(key[1], self.kinds)), tag)
         return cards
 
     def extend(self, index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], chosen_legal: bool,

@@ -253,7 +253,7 @@ class Facts:
             group = spelled.get(key) if spelled is not None else None
             if group is None:
                 tag = part.rank if part.k == 0 and not part.top and part.rank != WILD_MELD else None
-                group = MeldGroup(self.cards(part.rank, part.k, part.wilds, used), tag)
+                group = MeldGroup.of(self.cards(part.rank, part.k, part.wilds, used), tag)
                 if spelled is not None:
                     spelled[key] = group
             out.append(group)
