@@ -544,7 +544,8 @@ class _ModernSearch:
         short = minimum - counted  # what the chosen groups lack of the minimum (negative: what they have over it)
         spare_from = least_spare + short
         plain_spare_from = least_plain + short
-        further_after = self.needed_after if plain else self.needed_or_plain_after
+        needed_after = self.needed_after
+        further_after = needed_after if plain else self.needed_or_plain_after
         legal = self.legal
         found = self.found
         fitting = left.fitting
@@ -570,10 +571,14 @@ class _ModernSearch:
                 listed = legal_now and not (chosen_legal and waits)  # (_every_group_needed: the added group)
                 if listed:
                     for t in waiting:
-                        if _verdict(f, legal, now - t):
+                        rest = now - t
+                        legal_rest = legal.get(rest)
+                        if legal_rest is None:
+                            legal_rest = legal[rest] = _initial_is_legal(f, rest)  # (see _verdict)
+                        if legal_rest:
                             listed = False  # a chosen group could be laid later
                             break
-                further = value < short or (further_after if not group_plain else self.needed_after)[i + 1]
+                further = value < short or (further_after if not group_plain else needed_after)[i + 1]
                 if listed or further:
                     spelling = spelled.get(group)
                     if spelling is None:
