@@ -10,6 +10,7 @@ from math import inf
 from operator import mul, sub
 from typing import NamedTuple
 
+from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
@@ -22,20 +23,53 @@ from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
     """For a side without melds: the legal new melds of each rank of naturals (not threes)."""
-    options = []
-    choices = f.wild_choices(f.rules.meld_max_wilds)
-    counts = range(len(f.wilds_by_count(f.rules.meld_max_wilds)))  # how many wild cards a choice holds
     least = f.rules.meld_min_naturals
+    options = []
     for rank, cards in f.naturals.items():
         if rank == exclude or rank == "3" or len(cards) < least:
             continue
-        value = f.natural_value(rank)
-        parts: list[Part] = []
-        for k in range(least, len(cards) + 1):
-            legal = [group_is_legal(f, rank, k, n) for n in counts]  # (the rules read how many cards, not which)
-            parts += [Part(rank, k, wilds, n, k * value + wild_value) for wilds, n, wild_value in choices if legal[n]]
+        parts = _rank_new_melds(f, rank, len(cards))
         if parts:
             options.append(parts)
+    return options
+
+
+def _rank_new_melds(f: Facts, rank: str, count: int) -> list[Part]:
+    """The legal new melds of ``rank``, ``count`` of its naturals in hand."""
+    choices = f.wild_choices(f.rules.meld_max_wilds)
+    counts = range(len(f.wilds_by_count(f.rules.meld_max_wilds)))  # how many wild cards a choice holds
+    value = f.natural_value(rank)
+    parts: list[Part] = []
+    for k in range(f.rules.meld_min_naturals, count + 1):
+        legal = [group_is_legal(f, rank, k, n) for n in counts]  # (the rules read how many cards, not which)
+        parts += [Part(rank, k, wilds, n, k * value + wild_value) for wilds, n, wild_value in choices if legal[n]]
+    return parts
+
+
+#: (variant, rank, its naturals in hand, the hand's wild cards, the rank closed) -> (the variant's
+#: rules, the rank's new melds for a side without melds, each with its wild cards by kind packed)
+_NEW_MELDS: dict[tuple[int, str, int, tuple[Card, ...], bool], tuple[VariantRules, list[tuple[Part, int]]]] = memo.table()
+
+
+def _new_meld_choices(f: Facts, exclude: str | None) -> list[list[tuple[Part, int]]]:
+    """_new_meld_options, each part with its wild cards by kind (packed). For a side without
+    melds, a rank's new melds depend only on the variant, how many naturals and which wild cards
+    the hand holds, and whether the rank is closed: the same come back position after position,
+    so they are kept (``memo.bounded``)."""
+    if f.melds:
+        return [[(part, pack(part.wilds)) for part in parts] for parts in _new_meld_options(f, exclude)]
+    rules = f.rules
+    least = rules.meld_min_naturals
+    options = []
+    for rank, cards in f.naturals.items():
+        if rank == exclude or rank == "3" or len(cards) < least:
+            continue
+        key = (id(rules), rank, len(cards), f.wild_key, rank in f.closed)
+        entry = _NEW_MELDS.get(key)
+        if entry is None or entry[0] is not rules:
+            entry = bounded(_NEW_MELDS)[key] = (rules, [(part, pack(part.wilds)) for part in _rank_new_melds(f, rank, len(cards))])
+        if entry[1]:
+            options.append(entry[1])
     return options
 
 
@@ -44,7 +78,7 @@ def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra
     group is needed to reach the minimum, leaving the player two cards or more (fewer: see
     all_but_one). ``extra_cards`` come to the hand with the take."""
     search = _SetSearch(
-        [[(part, pack(part.wilds)) for part in parts] for parts in _new_meld_options(f, fixed[0].rank if fixed else None)],
+        _new_meld_choices(f, fixed[0].rank if fixed else None),
         pack(f.wild_avail) | GUARDS, f.minimum, 1 if fixed else 2, f.hand_size + extra_cards - sum(p.cards for p in fixed), fixed, [],
     )
     _extend_set(search, 0, (), counted, 0, pack(fixed[0].wilds) if fixed else 0, inf)
