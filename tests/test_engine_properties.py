@@ -47,8 +47,10 @@ def card_value(card: Card) -> int:
     return PARAMS["card_value.black_three"] if card.is_black_three else 0
 
 
-def all_cards(position: Position) -> Counter[Card]:
-    return Counter(position.all_cards())
+def all_cards(position: Position) -> dict[Card, int]:
+    """How many of each card the position holds, as a plain dict: compared after every step, and
+    dict's == is C (Counter's is a Python loop over both sides; without zero counts they agree)."""
+    return dict(Counter(position.all_cards()))
 
 
 def check_melds(position: Position, params=PARAMS) -> None:  # type: ignore[no-untyped-def]
