@@ -304,3 +304,11 @@ def test_the_terminal_keeps_no_silent_set_up_or_tear_down_of_a_scenario(pytester
     result = pytester.runpytest("--canasta-engine", "fake_engines:AcceptEverything", "-p", "no:randomly")
     result.assert_outcomes(failed=4)
     result.stdout.fnmatch_lines(["*Captured stdout teardown*", "said at teardown", "kept: [('test_plain', 'setup'), ('test_plain', 'teardown')]"])
+
+
+def test_durations_still_list_the_scenarios_set_ups_and_tear_downs(pytester):
+    for sid in ("timed-one", "timed-two"):
+        scenario(pytester, sid)
+    result = pytester.runpytest("--durations=0", "-vv", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*setup    scenarios/pile/timed-one.yaml::timed-one*", "*teardown scenarios/pile/timed-two.yaml::timed-two*"])

@@ -8,6 +8,7 @@ import copy
 import json
 import marshal
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -384,3 +385,52 @@ def test_a_scenario_whose_worker_dies_is_an_error_in_the_summary_and_the_report(
     assert len(errors) == 1 and "crashed while running" in errors[0]["message"] and errors[0]["areas"]
     totals = next(line for line in run.stdout.splitlines() if line.startswith("scenarios "))
     assert totals.split()[1:4] == [str(len(ids) - 1), "0", "1"]  # passed, failed, error
+
+
+def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest in ``folder`` with its cache (for --lf and --sw) and the tests' helpers importable."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    env.pop("PYTEST_ADDOPTS", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:hypothesispytest", *args], cwd=folder,
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_last_failed_and_stepwise_runs_see_the_whole_run_in_every_worker(tmp_path):
+    """--lf and --sw compare what a worker collected with what the last run left in the cache: a
+    share would be taken for a changed run, and pytest would run all of it."""
+    ids = _corpus(tmp_path)
+    (tmp_path / "scenarios" / "meld" / "m-broken.yaml").write_text("id: m-broken\n")  # one error, in one share
+    first = _pytest(tmp_path, "scenarios", "-n", "2")
+    assert first.returncode == 1 and f"{len(ids)} passed, 1 error" in first.stdout
+    again = _pytest(tmp_path, "scenarios", "-n", "2", "--lf").stdout.splitlines()[-1]
+    assert "1 error" in again and "passed" not in again, again
+    assert "1 error" in _pytest(tmp_path, "scenarios", "-n", "0", "--sw").stdout.splitlines()[-1]
+    resumed = _pytest(tmp_path, "scenarios", "-n", "2", "--sw").stdout.splitlines()[-1]
+    ran = sum(int(count) for count, _ in re.findall(r"(\d+) (passed|failed|error)", resumed))
+    assert "1 error" in resumed and ran < len(ids) // 2, resumed  # from the last failure on, not the whole run
+
+
+def test_workers_that_collect_other_tests_are_still_reported_as_xdist_reports_them(tmp_path):
+    (tmp_path / "test_differ.py").write_text(
+        "import os, pytest\n\n@pytest.mark.parametrize('n', [os.environ.get('PYTEST_XDIST_WORKER', 'x')])\n"
+        "def test_n(n):\n    assert n\n"
+    )
+    run = _pytest(tmp_path, "test_differ.py", "-n", "2", "-p", "no:cacheprovider")
+    assert run.returncode != 0 and "Different tests were collected" in run.stdout + run.stderr
+
+
+def test_a_scheduler_of_the_users_own_is_kept(tmp_path):
+    _corpus(tmp_path)
+    (tmp_path / "conftest.py").write_text(
+        "from xdist.scheduler import LoadScopeScheduling\n\n"
+        "def pytest_xdist_make_scheduler(config, log):\n    return LoadScopeScheduling(config, log)\n"
+    )
+    run = _pytest(tmp_path, "scenarios", "-n", "2", "-v", "-p", "no:cacheprovider")
+    assert run.returncode == 0 and "scheduling tests via LoadScopeScheduling" in run.stdout
+
+
+def test_an_engine_that_cannot_be_imported_stops_an_xdist_run_once_with_its_reason(tmp_path):
+    _corpus(tmp_path)
+    run = _pytest(tmp_path, "scenarios", "-n", "2", "-p", "no:cacheprovider", "--canasta-engine", "no_such_module:create")
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR and "INTERNALERROR" not in run.stdout + run.stderr
+    assert "--canasta-engine: " in run.stdout + run.stderr and "no_such_module" in run.stdout + run.stderr

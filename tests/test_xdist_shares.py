@@ -4,6 +4,7 @@ mark_test_complete, remove_node), with stand-in workers that run what they are s
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ from canasta_conformance.pytest_plugin.xdist_shares import SHARE_KEY, SharePlan,
 class Config:
     def __init__(self, workers: int, maxschedchunk: int | None = None) -> None:
         self.values = {"tx": [f"{workers}*popen"], "maxschedchunk": maxschedchunk}
+        self.reports: list[Any] = []  # what xdist's scheduler reports through pytest_collectreport
+        self.hook = SimpleNamespace(pytest_collectreport=lambda report: self.reports.append(report))
 
     def getvalue(self, name: str) -> Any:
         return self.values[name]
@@ -58,6 +61,10 @@ class Worker:
         return True
 
 
+def _scenario(number: int) -> str:
+    return f"scenarios/pile/s{number}.yaml::s{number}"
+
+
 def _collections(scenarios: list[str], shared: list[str], plan: SharePlan, workers: list[Worker]) -> dict[Worker, list[str]]:
     """What each worker collects: the shared tests, and its share of the scenario files."""
     out = {}
@@ -98,8 +105,8 @@ def test_a_worker_takes_every_countth_scenario_file_from_its_index():
 
 @pytest.mark.parametrize("maxschedchunk", [None, 3])
 def test_each_worker_runs_its_own_share_and_the_shared_tests_run_once(maxschedchunk):
-    scenarios = [f"s{i}" for i in range(101)]
-    shared = ["test_a", "test_b", "test_c"]
+    scenarios = [_scenario(i) for i in range(101)]
+    shared = ["tests/test_a.py::test_a", "tests/test_a.py::test_b", "tests/test_c.py::test_c"]
     sched, _, nodes, collections = _start(2, scenarios, shared, maxschedchunk)
     assert sched.shared_mode is False
     _drive(sched, collections)
@@ -107,18 +114,18 @@ def test_each_worker_runs_its_own_share_and_the_shared_tests_run_once(maxschedch
     ran = [test for node in nodes for test in node.ran]
     assert sorted(ran) == sorted(scenarios + shared)  # every test once
     for node in nodes:
-        assert {test for test in node.ran if test.startswith("s")} == {t for t in collections[node] if t.startswith("s")}
+        assert {test for test in node.ran if test.startswith("scenarios/")} == {t for t in collections[node] if t.startswith("scenarios/")}
 
 
 def test_the_same_collections_are_scheduled_by_xdists_load_scheduling():
-    sched, _, nodes, collections = _start(1, [f"s{i}" for i in range(9)], ["test_a"])
+    sched, _, nodes, collections = _start(1, [_scenario(i) for i in range(9)], ["tests/test_a.py::test_a"])
     assert sched.shared_mode is True  # one worker: its share is everything
     _drive(sched, collections)
     assert sched.tests_finished and sorted(nodes[0].ran) == sorted(collections[nodes[0]])
 
 
 def test_a_crashed_workers_share_goes_to_its_replacement_which_runs_what_was_left():
-    scenarios = [f"s{i}" for i in range(40)]
+    scenarios = [_scenario(i) for i in range(40)]
     sched, plan, nodes, collections = _start(2, scenarios, [])
     crashing = nodes[1]
     for _ in range(3):
@@ -143,13 +150,30 @@ def test_a_crashed_workers_share_goes_to_its_replacement_which_runs_what_was_lef
 
 
 def test_a_test_marked_pending_again_runs_again_in_its_share():
-    sched, _, nodes, collections = _start(2, [f"s{i}" for i in range(10)], ["test_a"])
+    sched, _, nodes, collections = _start(2, [_scenario(i) for i in range(10)], ["tests/test_a.py::test_a"])
     _drive(sched, collections)
     assert sched.tests_finished
-    again = next(test for test in nodes[1].ran if test.startswith("s"))
+    again = next(test for test in nodes[1].ran if test.startswith("scenarios/"))
     nodes[0].down = nodes[1].down = False  # as nodes still running would take it
     sched.mark_test_pending(again)
     assert nodes[1].queue == [collections[nodes[1]].index(again)] and nodes[0].queue == []  # its share's worker takes it
     assert nodes[1].down  # and nothing else is left for it
     _drive(sched, collections)
     assert nodes[1].ran.count(again) == 2 and again not in nodes[0].ran
+
+
+
+def test_collections_that_differ_in_other_tests_go_to_xdists_own_check():
+    """Shares differ only in scenario files: workers that collected different tests of another kind
+    are left to xdist's load scheduling, which reports the difference and runs nothing."""
+    config = Config(2)
+    sched = ShareScheduling(config)
+    plan = SharePlan(2)
+    nodes = [Worker("gw0"), Worker("gw1")]
+    for node, tests in zip(nodes, (["t.py::test_gw0", _scenario(0)], ["t.py::test_gw1"]), strict=True):
+        plan.assign(node)
+        sched.add_node(node)
+        sched.add_node_collection(node, tests)
+    sched.schedule()
+    assert sched.shared_mode is True and not any(node.queue for node in nodes)
+    assert len(config.reports) == 1 and "test_gw0" in str(config.reports[0].longrepr)

@@ -398,15 +398,17 @@ class _SilentPasses:
     tear-down output: with an engine that fails most scenarios (as one does early on) that is
     time quadratic in the number of scenarios (about 40% of a run of 1,000 failing scenarios,
     benchmarks/README.md). A scenario's set-up or tear-down that passed with no output has
-    nothing for that summary to show, so the terminal does not keep it; nothing it prints
-    changes."""
+    nothing for that summary to show, so the terminal does not keep it, unless ``--durations``
+    asks for the slowest set-ups and tear-downs, which it reads from the same reports."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        #: ``--durations`` lists set-ups and tear-downs from the same reports: then they are kept
+        self.keep = config.getoption("durations", None) is not None
 
     @pytest.hookimpl(trylast=True)  # after the terminal has counted the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "call" or not report.passed or report.sections or "canasta" not in report.keywords:
+        if self.keep or report.when == "call" or not report.passed or report.sections or "canasta" not in report.keywords:
             return
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         kept = reporter.stats.get("") if reporter is not None else None
@@ -544,6 +546,23 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         drop_worker_terminal(config)  # an xdist worker's output goes nowhere
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """(xdist controller) An engine named with ``--canasta-engine`` that cannot be imported is one
+    usage error before any worker starts (each worker would stop on it, which xdist takes for a
+    crash of its own)."""
+    config = session.config
+    state: CanastaState = config.stash[_SESSION_KEY]
+    if state.engine_cmd or state.engine_spec == DEFAULT_ENGINE or not config.pluginmanager.has_plugin("dsession"):
+        return
+    from ..contract.engine_protocol import EngineLoadError, resolve_factory
+
+    try:
+        resolve_factory(state.engine_spec)
+    except EngineLoadError as error:
+        pytest.exit(f"--canasta-engine: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """(xdist controller) Ask each worker to send its reports packed (``collector.pack_report_data``)
@@ -618,12 +637,23 @@ def _share_plan(config: pytest.Config) -> SharePlan | None:
     return config.stash[_SHARES_KEY]
 
 
-@pytest.hookimpl(optionalhook=True, tryfirst=True)
+#: pytest options with which a worker must see the whole run (each reads the tests it collected
+#: against what the last run left in the cache: a share would be read as a changed run)
+_WHOLE_RUN_OPTIONS = ("lf", "stepwise", "stepwise_skip")
+
+
+@pytest.hookimpl(optionalhook=True, wrapper=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """(xdist controller) ``--dist load``: each worker collects its share of the scenario files
-    (see xdist_shares.ShareScheduling; xdist's own load scheduling when the collections are the same)."""
-    if config.getvalue("dist") != "load":
-        return None
+    """(xdist controller) Where xdist would schedule with its own ``LoadScheduling`` (``--dist
+    load``, no scheduler of the user's or another plugin's), each worker collects its share of the
+    scenario files (see xdist_shares.ShareScheduling, which hands the run to xdist's load
+    scheduling when the collections are the same); not with ``--lf`` or ``--sw``, which compare
+    each worker's collection with the last run's."""
+    scheduler = yield
+    if type(scheduler).__name__ != "LoadScheduling" or type(scheduler).__module__ != "xdist.scheduler.load":
+        return scheduler
+    if any(config.getoption(name, None) for name in _WHOLE_RUN_OPTIONS):
+        return scheduler
     dsession = config.pluginmanager.get_plugin("dsession")
 
     def collected(total: int) -> None:

@@ -11,8 +11,9 @@ files of any other kind (Python tests) it collects whole, as before. :class:`Sha
 then runs each worker's own scenarios on it and spreads the tests that every worker collected
 over the workers, chunk by chunk, as xdist's ``load`` scheduling does.
 
-- A run whose collections came back the same (no scenario files, or one worker) is scheduled by
-  xdist's ``LoadScheduling`` itself, unchanged.
+- A run whose collections came back the same (no scenario files, or one worker), or differ in
+  anything but scenario files, is scheduled by xdist's ``LoadScheduling`` itself, unchanged (which
+  reports collections that differ).
 - A worker that crashes is replaced by one given the same share (``SharePlan``), which collects
   the same scenarios and runs those its predecessor had not finished; the one it was running is
   reported as crashed, as xdist does.
@@ -24,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from ..contract.locations import SCENARIO_SUFFIXES
 
 #: the ``workerinput`` key carrying a worker's share of the scenario files: [index, count]
 SHARE_KEY = "canasta_share"
@@ -63,6 +66,10 @@ class SharePlan:
         share = self._of_worker.pop(node.gateway.id, None)
         if share is not None:
             self._freed.append(share)
+
+
+def _in_scenario_file(nodeid: str) -> bool:
+    return nodeid.partition("::")[0].endswith(SCENARIO_SUFFIXES)
 
 
 def _share_of(node: Any) -> int | None:
@@ -172,7 +179,11 @@ class ShareScheduling:
     def schedule(self) -> None:
         if self.shared_mode is None:
             collections = list(self.node2collection.values())
-            self.shared_mode = all(collection == collections[0] for collection in collections)
+            everywhere = set(collections[0]).intersection(*collections[1:])
+            same = all(collection == collections[0] for collection in collections)
+            # shares differ only in scenario files; any other difference is xdist's to report
+            others_differ = any(not _in_scenario_file(nodeid) for ids in collections for nodeid in ids if nodeid not in everywhere)
+            self.shared_mode = same or others_differ
             if not self.shared_mode:
                 self._divide()
         if self.shared_mode:
