@@ -171,3 +171,7 @@ def test_an_engine_asked_for_options_that_contradict_the_rule_set_refuses_them_b
     with pytest.raises(VariantError, match=r"three_player\.lone_hand: true needs players: 3 \(it has 4\), sides: 3 \(it has 2\)"):
         engine.rules_for("classic", {"three_player.lone_hand": True})
     assert engine.rules_for("classic", {"three_player.lone_hand": True, "players": 3, "sides": 3}).three_player_lone_hand
+    # jokers that are not wild have no rank to play as (observe() raised KeyError('JK') mid-hand)
+    with pytest.raises(VariantError, match=r'cards\.wild_ranks: \["2"\] leaves the deck\'s jokers without a rank \(deck\.jokers: 4\)'):
+        engine.rules_for("classic", {"cards.wild_ranks": ["2"]})
+    assert set(engine.rules_for("classic", {"cards.wild_ranks": ["2"], "deck.jokers": 0}).cards_wild_ranks) == {"2"}
