@@ -18,7 +18,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .cards import JOKER
 from .disk_cache import cache_root, context, read_entry, write_entry
 from .docpath import PathPart
 from .errors import CanastaError
@@ -248,17 +247,11 @@ def requirement_problems(spec: Spec, values: Mapping[str, Any]) -> list[str]:
                      for other, wanted in parameter.requires.items() if other in values and thaw(values[other]) != wanted]
             if unmet:
                 out.append(f"{parameter.name}: {json.dumps(thaw(values[parameter.name]))} needs " + ", ".join(unmet))
-    return out + _joker_problems(values)
-
-
-def _joker_problems(values: Mapping[str, Any]) -> list[str]:
-    """Jokers in the deck are wild cards: no source has them play as anything else (a joker has no
-    rank of its own to meld), so a rule set whose wild ranks leave them out has none in its deck."""
-    wild, jokers = thaw(values.get("cards.wild_ranks", [JOKER])), values.get("deck.jokers", 0)
-    if jokers and JOKER not in wild:
-        return [f"cards.wild_ranks: {json.dumps(wild)} leaves the deck's jokers without a rank (deck.jokers: {jokers}): "
-                f"add {JOKER}, or set deck.jokers: 0"]
-    return []
+    try:
+        typed = VariantRules.from_parameters(values)
+    except (KeyError, TypeError, ValueError):  # a broken spec or option: reported where the rules are read
+        return out
+    return out + typed.coherence_problems()
 
 
 def thaw(value: Any) -> Any:

@@ -16,6 +16,7 @@ Nothing here is a rule number: every value comes from the spec.
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,7 +25,7 @@ from functools import cache
 from typing import Any, Literal, NamedTuple
 
 from . import sequences
-from .cards import RANKS, RED_SUITS, Card, format_cards
+from .cards import JOKER, RANKS, RED_SUITS, Card, format_cards
 
 WildRank = Literal["JK", "2"]
 TakeWay = Literal["natural_pair", "natural_and_wild", "add_to_meld"]
@@ -187,6 +188,16 @@ class VariantRules:
         values.update(dict.fromkeys(KING_TO_EIGHT, self.card_value_king_to_eight))
         values.update(dict.fromkeys(SEVEN_TO_FOUR, self.card_value_seven_to_four))
         object.__setattr__(self, "_value_by_rank", types.MappingProxyType(values))
+
+    def coherence_problems(self) -> list[str]:
+        """What makes this rule set one no game can follow, each naming the parameters at fault.
+        Jokers in the deck are wild cards: no source has them play as anything else (a joker has
+        no rank of its own to meld), so wild ranks that leave them out need a deck without them."""
+        if self.deck_jokers and JOKER not in self.cards_wild_ranks:
+            wild = json.dumps(sorted(self.cards_wild_ranks))
+            return [f"cards.wild_ranks: {wild} leaves the deck's jokers without a rank (deck.jokers: {self.deck_jokers}): "
+                    f"add {JOKER}, or set deck.jokers: 0"]
+        return []
 
     @classmethod
     def from_parameters(cls, parameters: Mapping[str, Any]) -> VariantRules:
