@@ -32,11 +32,6 @@ _RANK_OF = attrgetter("rank")
 _CARDS_OF = attrgetter("cards")
 
 
-def _cards(cards: Iterable[Card]) -> str:
-    """Cards as a message quotes them: in canonical order, so that a meld on the table reads the
-    same whether the engine saw it laid (in laying order) or loaded it from a position."""
-    return format_cards(cards)
-
 
 def group_rank(
     group: MeldGroup, rules: VariantRules, side_melds: Mapping[str, list[Card]] | set[str], others: Sequence[Mapping[str, list[Card]]]
@@ -46,18 +41,18 @@ def group_rank(
     the other sides' melds, for meld.no-opponent)."""
     naturals: set[str] = set(map(_RANK_OF, group.cards)) - rules.cards_wild_ranks
     if len(naturals) > 1:
-        raise Illegal("meld.same-rank", f"[{_cards(group.cards)}] mixes ranks {', '.join(sorted(naturals))}")
+        raise Illegal("meld.same-rank", f"[{format_cards(group.cards)}] mixes ranks {', '.join(sorted(naturals))}")
     if naturals:
         rank = naturals.pop()
         if group.rank is not None and group.rank != rank:
-            raise Illegal("meld.same-rank", f"[{_cards(group.cards)}] is of rank {rank}, not {group.rank}")
+            raise Illegal("meld.same-rank", f"[{format_cards(group.cards)}] is of rank {rank}, not {group.rank}")
         return rank
     if rules.meld_wild_only_melds and group.rank in (None, WILD_MELD):
         return WILD_MELD  # modern.wild-meld.allowed: the side's wild-card meld, new or added to
     if group.rank is None or group.rank not in side_melds:
         if group.rank is not None and any(group.rank in melds for melds in others):
             raise Illegal("meld.no-opponent", f"wild cards cannot be added to the opponents' meld of {group.rank}")
-        raise Illegal("meld.no-wild-only", f"[{_cards(group.cards)}] has no natural card and there is no meld of the side to add it to")
+        raise Illegal("meld.no-wild-only", f"[{format_cards(group.cards)}] has no natural card and there is no meld of the side to add it to")
     return group.rank
 
 
@@ -68,7 +63,7 @@ def check_threes(rank: str, cards: Sequence[Card], rules: VariantRules) -> None:
     if any(c.is_red_three for c in cards):
         raise Illegal("red3.never-in-hand", "red threes are never melded")
     if any(rules.is_wild(c) for c in cards):
-        raise Illegal("black3.meld.no-wild", f"a meld of black threes takes no wild card: [{_cards(cards)}]")
+        raise Illegal("black3.meld.no-wild", f"a meld of black threes takes no wild card: [{format_cards(cards)}]")
 
 
 def check_new_meld(rank: str, cards: Sequence[Card], rules: VariantRules) -> None:
@@ -198,13 +193,13 @@ def listed_plan(
 def check_min_cards(cards: Sequence[Card], rules: VariantRules) -> None:
     """meld.min-cards (also for a new wild-card meld)."""
     if len(cards) < rules.meld_min_cards:
-        raise Illegal("meld.min-cards", f"a new meld needs at least {rules.meld_min_cards} cards: [{_cards(cards)}]")
+        raise Illegal("meld.min-cards", f"a new meld needs at least {rules.meld_min_cards} cards: [{format_cards(cards)}]")
 
 
 def check_max_cards(cards: Sequence[Card], rules: VariantRules) -> None:
     """modern.meld.max-seven: a meld holds at most meld.max_cards cards."""
     if rules.meld_max_cards is not None and len(cards) > rules.meld_max_cards:
-        raise Illegal("modern.meld.max-seven", f"a meld holds at most {rules.meld_max_cards} cards: [{_cards(cards)}] has {len(cards)}")
+        raise Illegal("modern.meld.max-seven", f"a meld holds at most {rules.meld_max_cards} cards: [{format_cards(cards)}] has {len(cards)}")
 
 
 def check_closed_rank(rank: str, closed_ranks: frozenset[str], rules: VariantRules) -> None:
@@ -259,7 +254,7 @@ def check_in_hand(hand: Mapping[Card, int], cards: Iterable[Card]) -> dict[Card,
     for card, n in wanted.items():
         if hand.get(card, 0) < n:
             missing = [c for c, k in wanted.items() for _ in range(k - hand.get(c, 0))]
-            raise Malformed(f"the hand does not hold {_cards(missing)}")
+            raise Malformed(f"the hand does not hold {format_cards(missing)}")
     return wanted
 
 

@@ -15,11 +15,6 @@ from canasta_conformance.contract.variant_rules import VariantRules
 from .errors import Illegal
 
 
-def _cards(cards: Sequence[Card]) -> str:
-    """Cards as a message quotes them: in canonical order, whatever order they were laid in."""
-    return format_cards(cards)
-
-
 @dataclass
 class SequencePlan:
     """The side's sequences an action lays or extends."""
@@ -56,13 +51,13 @@ def plan_sequences(groups: Sequence[MeldGroup], rules: VariantRules, side_melds:
     for group in groups:
         cards = list(group.cards)
         if not rules.meld_sequences:
-            raise Illegal("eq.no-sequences", f"this variant has no sequences: [{_cards(cards)}]")
+            raise Illegal("eq.no-sequences", f"this variant has no sequences: [{format_cards(cards)}]")
         if (fault := rules.sequence_cards_fault(cards)) is not None:
             raise Illegal(*fault)
         near = [i for i, (_, seq) in enumerate(working) if touches(cards, seq)]
         if len(near) > 1:
-            keys = ", ".join(_cards(working[i][1]) for i in near)
-            raise Illegal("meld.sequence.separate", f"[{_cards(cards)}] touches two sequences of the side ({keys}): it extends only one")
+            keys = ", ".join(format_cards(working[i][1]) for i in near)
+            raise Illegal("meld.sequence.separate", f"[{format_cards(cards)}] touches two sequences of the side ({keys}): it extends only one")
         if near:
             index = near[0]
             merged = [*working[index][1], *cards]
@@ -73,7 +68,7 @@ def plan_sequences(groups: Sequence[MeldGroup], rules: VariantRules, side_melds:
             if (new_fault := rules.sequence_fault(cards, new=True)) is not None:
                 other = [seq for _, seq in working if touches(cards, seq, any_suit=True)]
                 if new_fault.rule == "meld.sequence.min-cards" and other:  # meant to extend, wrong suit
-                    raise Illegal("meld.sequence.one-suit", f"[{_cards(cards)}] is not of the suit of the sequence it meets: [{_cards(other[0])}]")
+                    raise Illegal("meld.sequence.one-suit", f"[{format_cards(cards)}] is not of the suit of the sequence it meets: [{format_cards(other[0])}]")
                 raise Illegal(*new_fault)
             working.append((None, cards))
             index = len(working) - 1
@@ -101,4 +96,4 @@ def check_take_lays_no_sequence(cards: Sequence[Card], groups: Sequence[MeldGrou
     if any(group.sequence for group in groups):
         raise Illegal("meld.sequence.from-hand", "taking the pile lays no sequence: sequences are laid from the hand by a meld")
     if rules.meld_sequences and any(rules.is_natural(c) and c.rank != top.rank for c in cards):
-        raise Illegal("meld.sequence.from-hand", f"the top card {top.token} goes to a meld of its rank, never into a sequence: [{_cards(cards)}]")
+        raise Illegal("meld.sequence.from-hand", f"the top card {top.token} goes to a meld of its rank, never into a sequence: [{format_cards(cards)}]")

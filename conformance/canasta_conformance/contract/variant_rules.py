@@ -60,10 +60,6 @@ class Fault(NamedTuple):
     message: str
 
 
-def _tokens(cards: Iterable[Card]) -> str:
-    """Cards as a message quotes them: in canonical order, whatever order they were laid in."""
-    return format_cards(cards)
-
 
 @dataclass(frozen=True)
 class VariantRules:
@@ -256,10 +252,10 @@ class VariantRules:
     def meld_shape_fault(self, cards: Sequence[Card]) -> Fault | None:
         """meld.min-cards, meld.min-naturals, then the wild-card limits: what a meld must be."""
         if len(cards) < self.meld_min_cards:
-            return Fault("meld.min-cards", f"a meld needs at least {self.meld_min_cards} cards: [{_tokens(cards)}]")
+            return Fault("meld.min-cards", f"a meld needs at least {self.meld_min_cards} cards: [{format_cards(cards)}]")
         naturals = sum(1 for c in cards if not self.is_wild(c))
         if naturals < self.meld_min_naturals:
-            return Fault("meld.min-naturals", f"a meld needs at least {self.meld_min_naturals} natural cards: [{_tokens(cards)}]")
+            return Fault("meld.min-naturals", f"a meld needs at least {self.meld_min_naturals} natural cards: [{format_cards(cards)}]")
         return self.wild_limit_fault(cards)
 
     def wild_limit_fault(self, cards: Sequence[Card], rule: str = "meld.max-wilds") -> Fault | None:
@@ -267,9 +263,9 @@ class VariantRules:
         meld.wild-ratio when the variant forbids more wild cards than naturals."""
         wilds = sum(1 for c in cards if self.is_wild(c))
         if wilds > self.meld_max_wilds:
-            return Fault(rule, f"a meld holds at most {self.meld_max_wilds} wild cards: [{_tokens(cards)}] has {wilds}")
+            return Fault(rule, f"a meld holds at most {self.meld_max_wilds} wild cards: [{format_cards(cards)}] has {wilds}")
         if self.meld_wilds_not_more_than_naturals and wilds > len(cards) - wilds:
-            return Fault("meld.wild-ratio", f"wild cards may not outnumber natural cards: [{_tokens(cards)}]")
+            return Fault("meld.wild-ratio", f"wild cards may not outnumber natural cards: [{format_cards(cards)}]")
         return None
 
     def sequence_cards_fault(self, cards: Sequence[Card]) -> Fault | None:
@@ -277,11 +273,11 @@ class VariantRules:
         any cards laid into a sequence must be, before they are joined to it: natural cards of one
         suit, one card of each rank."""
         if any(not self.is_natural(c) for c in cards):
-            return Fault("meld.sequence.naturals-only", f"a sequence holds natural cards only (no wild card, no three): [{_tokens(cards)}]")
+            return Fault("meld.sequence.naturals-only", f"a sequence holds natural cards only (no wild card, no three): [{format_cards(cards)}]")
         if len({c.suit for c in cards}) > 1:
-            return Fault("meld.sequence.one-suit", f"a sequence is of one suit: [{_tokens(cards)}]")
+            return Fault("meld.sequence.one-suit", f"a sequence is of one suit: [{format_cards(cards)}]")
         if len({c.rank for c in cards}) < len(cards):
-            return Fault("meld.sequence.consecutive", f"a sequence holds one card of each rank: [{_tokens(cards)}]")
+            return Fault("meld.sequence.consecutive", f"a sequence holds one card of each rank: [{format_cards(cards)}]")
         return None
 
     def sequence_fault(self, cards: Sequence[Card], new: bool) -> Fault | None:
@@ -289,15 +285,15 @@ class VariantRules:
         action; ``new``: started by it): natural cards only, one suit, distinct ranks in
         consecutive order, at least meld.min_cards when started, at most a canasta's cards."""
         if not self.meld_sequences:
-            return Fault("eq.no-sequences", f"this variant has no sequences: [{_tokens(cards)}]")
+            return Fault("eq.no-sequences", f"this variant has no sequences: [{format_cards(cards)}]")
         if (fault := self.sequence_cards_fault(cards)) is not None:
             return fault
         if not sequences.is_run(cards, self.is_natural):
-            return Fault("meld.sequence.consecutive", f"a sequence runs in consecutive rank order, one card of each rank: [{_tokens(cards)}]")
+            return Fault("meld.sequence.consecutive", f"a sequence runs in consecutive rank order, one card of each rank: [{format_cards(cards)}]")
         if new and len(cards) < self.meld_min_cards:
-            return Fault("meld.sequence.min-cards", f"a new sequence needs at least {self.meld_min_cards} cards: [{_tokens(cards)}]")
+            return Fault("meld.sequence.min-cards", f"a new sequence needs at least {self.meld_min_cards} cards: [{format_cards(cards)}]")
         if len(cards) > self.canasta_min_cards:
-            return Fault("meld.sequence.max-seven", f"a sequence ends at {self.canasta_min_cards} cards, a sequence canasta: [{_tokens(cards)}] has {len(cards)}")
+            return Fault("meld.sequence.max-seven", f"a sequence ends at {self.canasta_min_cards} cards, a sequence canasta: [{format_cards(cards)}] has {len(cards)}")
         return None
 
     def is_canasta(self, cards: Sequence[Card]) -> bool:

@@ -601,8 +601,7 @@ def pytest_report_from_serializable(config: pytest.Config, data: dict[str, Any])
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     config = parent.config
-    state: CanastaState = config.stash[_SESSION_KEY]
-    if is_scenario_file(file_path, config.rootpath) or state.is_named_scenario(file_path):
+    if _is_scenario(config, file_path):
         # (xdist_shares) a file of another worker's share is not collected here (pytest_ignore_collect
         # says so first); a file named on the command line is, by every worker: pytest stops a run
         # in which a file or test named is not found
@@ -624,6 +623,14 @@ def _in_share(config: pytest.Config, path: Path) -> bool:
     named in it on the command line), so the rank is kept."""
     seen = config.stash.setdefault(_SEEN_KEY, {})
     return take_share(config.workerinput, seen.setdefault(path, len(seen)))  # type: ignore[attr-defined]
+
+
+def _is_scenario(config: pytest.Config, path: Path) -> bool:
+    """A scenario file: by where it is, or named on the command line or by ``--canasta-scenarios``."""
+    state: CanastaState = config.stash[_SESSION_KEY]
+    return is_scenario_file(path, config.rootpath) or state.is_named_scenario(path)
+
+
 #: (xdist controller) the share each worker collects, when the scheduler is ShareScheduling
 _SHARES_KEY = pytest.StashKey["SharePlan | None"]()
 
@@ -675,10 +682,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     """(xdist worker) A scenario file of another worker's share is not collected here, nor looked
     at further (xdist_shares). A symlinked folder that leads back to one of its own parents (a
     loop) is walked once, not again."""
-    if hasattr(config, "workerinput") and collection_path.suffix in SCENARIO_SUFFIXES:
-        state: CanastaState = config.stash[_SESSION_KEY]
-        if (is_scenario_file(collection_path, config.rootpath) or state.is_named_scenario(collection_path)) and collection_path.is_file():
-            return None if _in_share(config, collection_path) else True
+    if hasattr(config, "workerinput") and _is_scenario(config, collection_path) and collection_path.is_file():
+        return None if _in_share(config, collection_path) else True
     if collection_path.is_symlink() and collection_path.is_dir():
         target = collection_path.resolve()
         if target == collection_path.parent.resolve() or target in collection_path.parent.resolve().parents:

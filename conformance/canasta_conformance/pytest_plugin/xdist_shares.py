@@ -185,7 +185,7 @@ class ShareScheduling:
             others_differ = any(not _in_scenario_file(nodeid) for ids in collections for nodeid in ids if nodeid not in everywhere)
             self.shared_mode = same or others_differ
             if not self.shared_mode:
-                self._divide()
+                self._divide(everywhere)
         if self.shared_mode:
             self.load.schedule()
             return
@@ -193,11 +193,9 @@ class ShareScheduling:
             self._top_up(node)
 
     # --- the shares --------------------------------------------------------------------------------
-    def _divide(self) -> None:
-        """Split the first collections into each share's own tests and those all nodes hold."""
-        collections = list(self.node2collection.values())
-        everywhere = set(collections[0]).intersection(*collections[1:])
-        self.common_todo = [nodeid for nodeid in collections[0] if nodeid in everywhere]
+    def _divide(self, everywhere: set[str]) -> None:
+        """Split the first collections into each share's own tests and those all nodes hold (``everywhere``)."""
+        self.common_todo = [nodeid for nodeid in next(iter(self.node2collection.values())) if nodeid in everywhere]
         for node, collection in self.node2collection.items():
             share = _share_of(node)
             if share in self.share_todo:

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..contract.locations import SCENARIO_SUFFIXES
+
 # the report module loads with the first scenario result: the plugin registers this collector in
 # every pytest run, scenarios or not
 if TYPE_CHECKING:
@@ -143,7 +145,7 @@ class ResultCollector:
         failed, with no result of ours): counted with the scenario's rules and areas, read from its
         file (from the cache, as the worker read it), so that the summary and the report count it."""
         path_text, _, scenario_id = report.nodeid.rpartition("::")
-        if not path_text.endswith((".yaml", ".yml")) or not scenario_id:
+        if not path_text.endswith(SCENARIO_SUFFIXES) or not scenario_id:
             return None
         from ..contract.spec import load_spec
         from .report import ReportEntry
