@@ -10,9 +10,7 @@ from math import inf
 from operator import mul, sub
 from typing import NamedTuple
 
-from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
-from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import memo
 from .memo import bounded
@@ -46,30 +44,40 @@ def _rank_new_melds(f: Facts, rank: str, count: int) -> list[Part]:
     return parts
 
 
-#: (variant, rank, its naturals in hand, the hand's wild cards, the rank closed) -> (the variant's
-#: rules, the rank's new melds for a side without melds, each with its wild cards by kind packed)
-_NEW_MELDS: dict[tuple[int, str, int, tuple[Card, ...], bool], tuple[VariantRules, list[tuple[Part, int]]]] = memo.table()
+#: A legal new meld of one rank as initial_meld_sets' search reads it: its count, how many cards it
+#: takes from the hand, its wild cards by kind (packed), its rank, how many naturals and how many
+#: wild cards. Atomic values only, none nested: the garbage collector forgets it in the table that
+#: keeps it (see memo); the search makes the Part of each new meld it lists (_part_of).
+NewMeld = tuple[int, int, int, str, int, int]
 
 
-def _new_meld_choices(f: Facts, exclude: str | None) -> list[list[tuple[Part, int]]]:
-    """_new_meld_options, each part with its wild cards by kind (packed). For a side without
-    melds, a rank's new melds depend only on the variant, how many naturals and which wild cards
-    the hand holds, and whether the rank is closed: the same come back position after position,
-    so they are kept (``memo.bounded``)."""
+def _new_meld(part: Part) -> NewMeld:
+    return part.value, part.cards, pack(part.wilds), part.rank, part.k, part.n_wilds
+
+
+#: (the variant's serial, rank, its naturals in hand, the hand's wild cards as Facts.wild_key, the
+#: rank closed) -> the rank's new melds for a side without melds
+_NEW_MELDS: dict[tuple[int, str, int, bytes, bool], tuple[NewMeld, ...]] = memo.table()
+
+
+def _new_meld_choices(f: Facts, exclude: str | None) -> list[tuple[NewMeld, ...]]:
+    """_new_meld_options, each part as a NewMeld. For a side without melds, a rank's new melds
+    depend only on the variant, how many naturals and which wild cards the hand holds, and whether
+    the rank is closed: the same come back position after position, so they are kept
+    (``memo.bounded``)."""
     if f.melds:
-        return [[(part, pack(part.wilds)) for part in parts] for parts in _new_meld_options(f, exclude)]
-    rules = f.rules
-    least = rules.meld_min_naturals
+        return [tuple(map(_new_meld, parts)) for parts in _new_meld_options(f, exclude)]
+    least = f.rules.meld_min_naturals
     options = []
     for rank, cards in f.naturals.items():
         if rank == exclude or rank == "3" or len(cards) < least:
             continue
-        key = (id(rules), rank, len(cards), f.wild_key, rank in f.closed)
-        entry = _NEW_MELDS.get(key)
-        if entry is None or entry[0] is not rules:
-            entry = bounded(_NEW_MELDS)[key] = (rules, [(part, pack(part.wilds)) for part in _rank_new_melds(f, rank, len(cards))])
-        if entry[1]:
-            options.append(entry[1])
+        key = (f.serial, rank, len(cards), f.wild_key, rank in f.closed)
+        choices = _NEW_MELDS.get(key)
+        if choices is None:
+            choices = bounded(_NEW_MELDS)[key] = tuple(map(_new_meld, _rank_new_melds(f, rank, len(cards))))
+        if choices:
+            options.append(choices)
     return options
 
 
@@ -79,7 +87,8 @@ def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra
     all_but_one). ``extra_cards`` come to the hand with the take."""
     search = _SetSearch(
         _new_meld_choices(f, fixed[0].rank if fixed else None),
-        pack(f.wild_avail) | GUARDS, f.minimum, 1 if fixed else 2, f.hand_size + extra_cards - sum(p.cards for p in fixed), fixed, [],
+        pack(f.wild_avail) | GUARDS, f.minimum, 1 if fixed else 2, f.hand_size + extra_cards - sum(p.cards for p in fixed), fixed,
+        len(f.wild_avail), {}, [],
     )
     _extend_set(search, 0, (), counted, 0, pack(fixed[0].wilds) if fixed else 0, inf)
     return search.found
@@ -89,33 +98,45 @@ class _SetSearch(NamedTuple):
     """What initial_meld_sets' search reads (passed along, not closed over: a closure calling
     itself is a reference cycle, left for the garbage collector), and the sets it finds."""
 
-    options: list[list[tuple[Part, int]]]  # each rank's parts, with their wild cards by kind (packed)
+    options: list[tuple[NewMeld, ...]]  # each rank's new melds
     guarded: int  # the hand's wild cards by kind (packed), every field's top bit set (see packed.within)
     minimum: int
     need_parts: int  # how many parts the set adds at least
     hand_cards: int  # the cards in hand besides the fixed part's, those of the take included
     fixed: tuple[Part, ...]
+    kinds: int  # how many kinds of wild cards the hand holds
+    parts: dict[NewMeld, Part]  # the part of each new meld listed (one object each: see Facts.groups' spelled)
     found: list[tuple[Part, ...]]  # the sets found, in the order of the search
 
 
-def _extend_set(search: _SetSearch, index: int, chosen: tuple[Part, ...], total: int, used: int, spent: int,
+def _part_of(search: _SetSearch, new: NewMeld) -> Part:
+    """The new meld's Part (one for each, kept in the search's ``parts``)."""
+    part = search.parts.get(new)
+    if part is None:
+        value, _, wilds, rank, k, n_wilds = new
+        part = search.parts[new] = Part(rank, k, unpack(wilds, search.kinds), n_wilds, value)
+    return part
+
+
+def _extend_set(search: _SetSearch, index: int, chosen: tuple[NewMeld, ...], total: int, used: int, spent: int,
                 least: float) -> None:
     """initial_meld_sets' sets adding parts of the ranks from ``index`` on to the ``chosen`` ones:
     ``spent``, the wild cards of the chosen parts by kind (packed); ``least``, the lowest count of
     a chosen part."""
-    options, guarded, minimum, need_parts, hand_cards, fixed, found = search
+    options, guarded, minimum, need_parts, hand_cards, fixed, _, _, found = search
     for i in range(index, len(options)):
-        for part, wilds in options[i]:
+        for new in options[i]:
+            value, cards, wilds, _, _, _ = new
             spending = spent + wilds
             if guarded - spending & GUARDS != GUARDS:
                 continue  # more wild cards of a kind than the hand holds (packed.within, inlined)
-            value = part.value
             now = total + value
             lowest = value if value < least else least
             if now < minimum:
-                _extend_set(search, i + 1, (*chosen, part), now, used + part.cards, spending, lowest)
-            elif len(chosen) >= need_parts - 1 and hand_cards - used - part.cards >= 2 and now - lowest < minimum:
-                found.append((*fixed, *chosen, part))  # every part needed: without the lowest, the rest falls short
+                _extend_set(search, i + 1, (*chosen, new), now, used + cards, spending, lowest)
+            elif len(chosen) >= need_parts - 1 and hand_cards - used - cards >= 2 and now - lowest < minimum:
+                # every part needed: without the lowest, the rest falls short
+                found.append((*fixed, *[_part_of(search, c) for c in chosen], _part_of(search, new)))
 
 
 def _stuck_cards(f: Facts, skip: str | None) -> list[str | int]:
@@ -433,29 +454,31 @@ def _modern_options(f: Facts) -> list[_Rank]:
     return options
 
 
-#: (variant, the wild cards by kind and their counts) -> (the variant's rules, the wild-card meld's candidate groups)
-_WILD_MELD_OPTIONS: dict[tuple[int, WildVector, tuple[int, ...]], tuple[VariantRules, _Rank | None]] = memo.table()
+#: what a table's get answers for a key it does not hold, where None is an answer
+_UNKNOWN = _Rank.__new__(_Rank)
+
+#: (the variant's serial, the wild cards by kind and their counts) -> the wild-card meld's candidate groups
+_WILD_MELD_OPTIONS: dict[tuple[int, WildVector, tuple[int, ...]], _Rank | None] = memo.table()
 
 
 def _wild_meld_option(f: Facts) -> _Rank | None:
     """The candidate groups of the side's wild-card meld (modern.wild-meld.allowed): every legal
     one of the hand's wild cards, by kind. A side yet to meld has no wild-card meld, so they depend
     only on the variant and the hand's wild cards: kept, as the groups of the ranks are."""
-    rules = f.rules
-    key = (id(rules), f.wild_avail, tuple(f.wild_values))
-    entry = _WILD_MELD_OPTIONS.get(key)
-    if entry is None or entry[0] is not rules:
+    key = (f.serial, f.wild_avail, tuple(f.wild_values))
+    option = _WILD_MELD_OPTIONS.get(key, _UNKNOWN)
+    if option is _UNKNOWN:
         groups = [
             _Group(f, Part(WILD_MELD, 0, v, n, value), False)
             for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail))) if group_is_legal(f, WILD_MELD, 0, n)
         ]
-        entry = bounded(_WILD_MELD_OPTIONS)[key] = (rules, _Rank(f, groups) if groups else None)
-    return entry[1]
+        option = bounded(_WILD_MELD_OPTIONS)[key] = _Rank(f, groups) if groups else None
+    return option
 
 
-#: (variant, rank, its naturals in hand, the wild cards by kind and their counts, the rank closed)
-#: -> (the variant's rules, the rank's candidate groups)
-_RANK_OPTIONS: dict[tuple[int, str, int, WildVector, tuple[int, ...], bool], tuple[VariantRules, _Rank | None]] = memo.table()
+#: (the variant's serial, rank, its naturals in hand, the wild cards by kind and their counts, the
+#: rank closed) -> the rank's candidate groups
+_RANK_OPTIONS: dict[tuple[int, str, int, WildVector, tuple[int, ...], bool], _Rank | None] = memo.table()
 
 
 def _rank_option(f: Facts, rank: str) -> _Rank | None:
@@ -465,9 +488,9 @@ def _rank_option(f: Facts, rank: str) -> _Rank | None:
     the hand holds, and whether the rank is closed; the same come back position after position,
     so they are kept (``memo.bounded``)."""
     rules = f.rules
-    key = (id(rules), rank, len(f.naturals[rank]), f.wild_avail, tuple(f.wild_values), rank in f.closed)
-    entry = _RANK_OPTIONS.get(key)
-    if entry is None or entry[0] is not rules:
+    key = (f.serial, rank, len(f.naturals[rank]), f.wild_avail, tuple(f.wild_values), rank in f.closed)
+    option = _RANK_OPTIONS.get(key, _UNKNOWN)
+    if option is _UNKNOWN:
         groups = []
         value = f.natural_value(rank)
         for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1):
@@ -480,8 +503,8 @@ def _rank_option(f: Facts, rank: str) -> _Rank | None:
                 legal, later = ruled[n]
                 if legal:
                     groups.append(_Group(f, Part(rank, k, choice[0], n, k * value + choice[2]), later))  # (as f.part)
-        entry = bounded(_RANK_OPTIONS)[key] = (rules, _Rank(f, groups) if groups else None)
-    return entry[1]
+        option = bounded(_RANK_OPTIONS)[key] = _Rank(f, groups) if groups else None
+    return option
 
 
 def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:

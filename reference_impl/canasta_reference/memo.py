@@ -5,11 +5,21 @@ A table is a plain dict made by :func:`table`; :func:`bounded` drops it whole wh
 every ``functools`` cache, through :func:`on_clear`) is registered here, so :func:`clear_all`
 empties them all: the mutation tool runs each mutant on empty tables, or a mutant of a function
 filling one would be served the original's answers (tests/test_engine_parameters.py checks that
-no module-level table of the package is made otherwise)."""
+no module-level table of the package is made otherwise).
+
+**Keys and values the garbage collector forgets.** A table's entries outlive the listing that made
+them, so CPython's collector scans every one that holds a tracked object (a card, a rule set, an
+action, any object of a class) again at each pass of an older generation; a tuple or dict that
+holds only atomic values (ints, strings, None, tuples of them) it stops tracking after its first
+pass. So a table keys a variant by :func:`serial` (an int), not by the rule set or its ``id``
+(which another object may take once the rule set is gone, hence an entry holding the rule set to
+check it), and cards by their ordinals (``hand_view.ORDINAL``), where the answer does not hold
+them anyway."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import count
 from typing import Any, TypeVar
 
 K = TypeVar("K")
@@ -46,3 +56,19 @@ def bounded(table: dict[K, V]) -> dict[K, V]:
     if len(table) > LIMIT:
         table.clear()
     return table
+
+
+#: id(an object) -> (the object, its serial): holding the object keeps its id from being reused
+_SERIALS: dict[int, tuple[object, int]] = table()
+_NEXT_SERIAL = count(1)
+
+
+def serial(value: object) -> int:
+    """A number for ``value`` (a variant's rules) that no other object is given in this process,
+    to key tables by in place of the object. The same while ``value`` stays in the registry; once
+    the registry is emptied (clear_all, or grown past ``LIMIT``), ``value`` gets a new one, so the
+    entries made under the old one are never read again."""
+    entry = _SERIALS.get(id(value))
+    if entry is None or entry[0] is not value:
+        entry = bounded(_SERIALS)[id(value)] = (value, next(_NEXT_SERIAL))
+    return entry[1]

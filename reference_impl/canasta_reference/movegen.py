@@ -97,7 +97,7 @@ from .move_rules import (
     take_cards_allowed,
 )
 from .pile import cards_into_hand, is_frozen_for
-from .position_facts import GROUP_ORDER, SORT_KEY, Facts, Part, Spelled, WildVector
+from .position_facts import GROUP_ORDER, SORT_KEY, Facts, Part, Spelled, WildVector, card_key, variant_facts
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
@@ -112,14 +112,23 @@ END_TURN = EndTurn()
 ANSWERS: tuple[Answer, Answer] = (Answer(True), Answer(False))
 _DISCARDS: dict[Card, Discard] = {c: Discard(c) for c in SORT_KEY}  # actions are immutable values: share them
 
-_ONE_GROUP: dict[tuple[tuple[Card, ...], str | None], Meld] = memo.table()
+#: the actions laying one group by its cards: without a tag, and with one (a group of wild cards
+#: alone on a meld of the side) by (cards, tag). (The meld holds its cards: keyed by them, a meld
+#: without a tag costs no further object the garbage collector scans, see memo.)
+_ONE_GROUP: dict[tuple[Card, ...], Meld] = memo.table()
+_ONE_TAGGED_GROUP: dict[tuple[tuple[Card, ...], str], Meld] = memo.table()
 
 
 def _one_group_meld(cards: tuple[Card, ...], tag: str | None = None) -> Meld:
     """The action laying one group (actions are immutable values: each is built once and shared)."""
-    meld = _ONE_GROUP.get((cards, tag))
+    if tag is not None:
+        meld = _ONE_TAGGED_GROUP.get((cards, tag))
+        if meld is None:
+            meld = bounded(_ONE_TAGGED_GROUP)[(cards, tag)] = Meld((MeldGroup(cards, tag),))
+        return meld
+    meld = _ONE_GROUP.get(cards)
     if meld is None:
-        meld = bounded(_ONE_GROUP)[(cards, tag)] = Meld((MeldGroup(cards, tag),))
+        meld = bounded(_ONE_GROUP)[cards] = Meld((MeldGroup(cards),))
     return meld
 
 
@@ -252,16 +261,17 @@ def one_rank_melds(f: Facts) -> list[Meld]:
             if len(cards) >= roomy:
                 out += _rank_melds(f, rank, cards, by_count, wild_counts)
                 continue
-            key = (rank, tuple(cards), -1 if existing is None else len(existing),  # (the meld's wild cards, as _wilds_in)
+            key = (rank, card_key(cards), -1 if existing is None else len(existing),  # (the meld's wild cards, as _wilds_in)
                    wild_key and existing is not None and sum(map(wild.__contains__, map(_RANK_OF, existing))), rank in closed)
             listed = table.get(key)
             if listed is None:  # the same counts may have come with other cards: their groups, spelled with these
-                shape = (id(f.rules), rank, len(cards), *key[2:], len(by_count) - 1, f.wild_meld_open)
-                entry = _COUNTED.get(shape)
-                if entry is None or entry[0] is not f.rules:
-                    entry = bounded(_COUNTED)[shape] = (f.rules, tuple((k, n, tag) for k, n, tag, _, _ in _rank_counts(f, rank, cards, wild_counts)))
+                shape = (f.serial, rank, len(cards), *key[2:], len(by_count) - 1, f.wild_meld_open)
+                counted = _COUNTED.get(shape)
+                if counted is None:  # (flat: a tuple of tuples stays scanned one pass longer, see memo)
+                    counted = bounded(_COUNTED)[shape] = tuple(chain.from_iterable((k, n) for k, n, _, _, _ in _rank_counts(f, rank, cards, wild_counts)))
                 listed = bounded(table)[key] = tuple(
-                    _spelled(f, cards, (k, wilds, tag)) for k, n, tag in entry[1] for _, _, wilds in by_count[n]
+                    _spelled(f, cards, (k, wilds, None if k else rank))  # (the tag, as _rank_counts)
+                    for k, n in zip(counted[::2], counted[1::2], strict=True) for _, _, wilds in by_count[n]
                 )
             out += listed
         return out
@@ -272,7 +282,7 @@ def one_rank_melds(f: Facts) -> list[Meld]:
         if len(cards) >= roomy:
             out += _rank_melds(f, rank, cards, by_count, wild_counts)
             continue
-        start = (rank, tuple(cards), f.minimum, rank in closed)
+        start = (rank, card_key(cards), f.minimum, rank in closed)
         listed = initial.get(start)
         if listed is None:
             listed = bounded(initial)[start] = tuple(_rank_melds(f, rank, cards, by_count, wild_counts))
@@ -285,7 +295,8 @@ RankGroup = tuple[int, tuple[Card, ...], str | None]
 
 class RankTables:
     """What the listing keeps for one variant, one set of wild cards in hand and one state of the
-    side's wild-card meld (see one_rank_melds and _takes)."""
+    side's wild-card meld (see one_rank_melds and _takes). Keys name cards by position_facts.card_key
+    (keys the garbage collector forgets, see memo)."""
 
     __slots__ = ("initial", "melds", "takes")
 
@@ -298,22 +309,24 @@ class RankTables:
         self.initial: dict[object, tuple[Meld, ...]] = {}
 
 
-_RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], tuple[VariantRules, RankTables]] = memo.table()
-#: the (naturals, wild cards, tag) counts of a melded side's legal groups of one rank, by (variant,
-#: rank, how many naturals in hand, its meld: size, wild cards, closed; how many wild cards a group
-#: may take from the hand, the wild-card meld open): the rules read counts, never which cards
-_COUNTED: dict[tuple[object, ...], tuple[VariantRules, tuple[tuple[int, int, str | None], ...]]] = memo.table()
+#: by (the variant's serial, the hand's wild cards as Facts.wild_key, the wild-card meld open)
+_RANK_TABLES: dict[tuple[int, bytes, bool], RankTables] = memo.table()
+#: the (naturals, wild cards) counts of a melded side's legal groups of one rank, one pair after
+#: the other, by (the variant's serial, rank, how many naturals in hand, its meld: size, wild
+#: cards, closed; how many wild cards a group may take from the hand, the wild-card meld open):
+#: the rules read counts, never which cards
+_COUNTED: dict[tuple[object, ...], tuple[int, ...]] = memo.table()
 
 
 def _rank_table(f: Facts) -> RankTables:
     """The tables of one-rank melds for the variant, the hand's wild cards and the state of the
     side's wild-card meld (built as positions come; dropped whole when they grow large: the caller
     adds to them through bounded)."""
-    key = (id(f.rules), f.wild_key, f.wild_meld_open)
-    entry = _RANK_TABLES.get(key)
-    if entry is None or entry[0] is not f.rules:
-        entry = bounded(_RANK_TABLES)[key] = (f.rules, RankTables())
-    return entry[1]
+    key = (f.serial, f.wild_key, f.wild_meld_open)
+    tables = _RANK_TABLES.get(key)
+    if tables is None:
+        tables = bounded(_RANK_TABLES)[key] = RankTables()
+    return tables
 
 
 def _wilds_in(rules: VariantRules, cards: Sequence[Card]) -> int:
@@ -422,7 +435,7 @@ def _takes(f: Facts) -> Iterable[TakePile]:
         return _initial_takes(f, rank, naturals, by_count, frozen, rest)
     if f.hand_size - len(naturals) - (len(by_count) - 1) + rest < 2:
         return list(_melded_takes(f, rank, naturals, by_count, frozen, rest))
-    key = _take_key(rules, rank, tuple(naturals), f.melds.get(rank), bool(f.wild_key), rank in f.closed, frozen)
+    key = _take_key(rules, rank, card_key(naturals), f.melds.get(rank), bool(f.wild_key), rank in f.closed, frozen)
     table = _rank_table(f).takes
     listed = table.get(key)
     if listed is None:
@@ -430,10 +443,10 @@ def _takes(f: Facts) -> Iterable[TakePile]:
     return listed
 
 
-def _take_key(rules: VariantRules, rank: str, naturals: tuple[Card, ...], existing: list[Card] | None, wild_cards: bool,
+def _take_key(rules: VariantRules, rank: str, naturals: bytes, existing: list[Card] | None, wild_cards: bool,
               closed: bool, frozen: bool) -> tuple[object, ...]:
     """Where a side's takes are kept in its table (see _takes): the top card's rank, its naturals in
-    hand, the side's meld of it (size, and its wild cards when the hand holds some), the rank closed,
+    hand (a card_key), the side's meld of it (size, and its wild cards when the hand holds some), the rank closed,
     the pile frozen against the side."""
     return (rank, naturals, -1 if existing is None else len(existing),
             wild_cards and existing is not None and _wilds_in(rules, existing), closed, frozen)
@@ -449,18 +462,19 @@ def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
     if not melds or rules.meld_sequences:
         return None
     view = state.view(state.turn)
-    wild_key = tuple(chain.from_iterable(view.wilds.values()))  # (in canonical order, as Facts.wild_key)
+    wild_facts = view.wild_facts  # (Facts.wild_key, when the view keeps it)
+    wild_key: bytes = wild_facts[0] if wild_facts is not None else card_key(chain.from_iterable(view.wilds.values()))
     wild_meld = melds.get(WILD_MELD)
-    entry = _RANK_TABLES.get((id(rules), wild_key, wild_meld is not None and len(wild_meld) < rules.canasta_min_cards))
-    if entry is None or entry[0] is not rules:
+    tables = _RANK_TABLES.get((variant_facts(rules)[0], wild_key, wild_meld is not None and len(wild_meld) < rules.canasta_min_cards))
+    if tables is None:
         return None
     pile = state.pile
     rank = pile[-1].rank
-    naturals = tuple(view.naturals.get(rank, ()))
+    naturals = card_key(view.naturals.get(rank, ()))
     if view.size - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + cards_into_hand(pile) < 2:
         return None
     key = _take_key(rules, rank, naturals, melds.get(rank), bool(wild_key), rank in state.closed_ranks(), is_frozen_for(state, side))
-    return entry[1].takes.get(key)
+    return tables.takes.get(key)
 
 
 def _melded_takes(f: Facts, rank: str, naturals: Sequence[Card], by_count: list[list[tuple[WildVector, int, tuple[Card, ...]]]],

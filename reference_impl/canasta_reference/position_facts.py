@@ -7,7 +7,7 @@ predicates (:mod:`canasta_reference.move_rules`) read it."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain, product
 
 from canasta_conformance.contract.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
@@ -15,7 +15,7 @@ from canasta_conformance.contract.model import WILD_MELD, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import memo
-from .hand_view import HandView
+from .hand_view import ORDINAL, HandView
 from .memo import bounded
 from .sequences import side_sequences
 from .state import HandState
@@ -29,6 +29,15 @@ CANONICAL_OF_RANK: dict[str, list[Card]] = {rank: [c for c in CANONICAL if c.ran
 GROUP_ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
 
 WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
+
+assert len(ORDINAL) <= 256  # (an ordinal is one byte of a card_key)
+
+
+def card_key(cards: Iterable[Card]) -> bytes:
+    """Cards as a table's key: their ordinals (hand_view.ORDINAL), one byte each. Bytes hold no
+    object, so a key tuple holding them is one the garbage collector forgets (see memo), where a
+    tuple of cards, or a tuple inside the key, keeps it scanned."""
+    return bytes(map(ORDINAL.__getitem__, cards))
 
 
 class Part:
@@ -65,12 +74,12 @@ def _wild_vectors(avail: WildVector, cap: int) -> list[tuple[WildVector, int]]:
 
 
 WildTable = tuple[list[tuple[WildVector, int, int]], list[list[tuple[WildVector, int, tuple[Card, ...]]]]]
-_WILD_TABLES: dict[tuple[tuple[Card, ...], tuple[int, ...], int], WildTable] = memo.table()
+_WILD_TABLES: dict[tuple[bytes, tuple[int, ...], int], WildTable] = memo.table()
 
 
-def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int, every: tuple[Card, ...]) -> WildTable:
+def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int, every: bytes) -> WildTable:
     """The choices of at most ``cap`` of the wild cards ``kinds`` (by kind, canonical order, each
-    kind counting its value; ``every``: all of them, in that order): as (vector, how many, their
+    kind counting its value; ``every``: all of them, in that order, as a card_key): as (vector, how many, their
     count), fewest first, and grouped by how many cards they hold as (vector, count, the canonical
     cards), for every number the hand can lay (so no group is empty). The same wild cards come back
     hand after hand, so the table is built once for each."""
@@ -94,11 +103,12 @@ def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int
 _NO_WILDS: WildTable = ([((), 0, 0)], [[((), 0, ())]])
 
 
-_VARIANT_FACTS: dict[int, tuple[VariantRules, tuple[int, bool, bool]]] = memo.table()
+_VARIANT_FACTS: dict[int, tuple[VariantRules, tuple[int, int, bool, bool]]] = memo.table()
 
 
-def _variant_facts(rules: VariantRules) -> tuple[int, bool, bool]:
-    """What Facts reads of the variant alone, worked out once a variant: the most cards a meld
+def variant_facts(rules: VariantRules) -> tuple[int, int, bool, bool]:
+    """What Facts reads of the variant alone, worked out once a variant: its serial, which the
+    tables key it by (memo.serial: an int, which the garbage collector forgets); the most cards a meld
     holds (modern.meld.max-seven); whether the variant restricts where wild cards go
     (modern_wilds_allowed has something to check); whether a side's initial meld differs from its
     later melds (modern.aces.wilds-initial-only, modern.meld.wild-after-five,
@@ -106,6 +116,7 @@ def _variant_facts(rules: VariantRules) -> tuple[int, bool, bool]:
     entry = _VARIANT_FACTS.get(id(rules))
     if entry is None or entry[0] is not rules:
         facts = (
+            memo.serial(rules),
             rules.meld_max_cards if rules.meld_max_cards is not None else sys.maxsize,
             rules.meld_wild_meld_blocks_wilds or rules.meld_sevens_no_wilds
             or rules.meld_aces_wilds_only_in_initial_meld or rules.meld_wild_add_min_naturals is not None,
@@ -150,14 +161,14 @@ class Facts:
             wild_facts = view.wild_facts  # (kept by the view while the hand's wild cards stay)
             if wild_facts is None:
                 wild_facts = view.wild_facts = (
-                    tuple(chain.from_iterable(self.wild_kinds)), [rules.value(cards[0]) for cards in self.wild_kinds],
+                    card_key(chain.from_iterable(self.wild_kinds)), [rules.value(cards[0]) for cards in self.wild_kinds],
                     tuple(map(len, self.wild_kinds)), (0,) * len(self.wild_kinds), {},
                 )
             self.wild_key, self.wild_values, self.wild_avail, self.no_wilds, self._tables = wild_facts
             self.wilds_first = not self.naturals or _RANK_ORDER[[*wild_cards][-1]] < _RANK_ORDER[next(iter(self.naturals))]
         # Modern American (each fact is empty or false where the variant lacks the rule)
         size = rules.canasta_min_cards
-        self.max_cards, self.wild_places_ruled, initial_ruled = _variant_facts(rules)
+        self.serial, self.max_cards, self.wild_places_ruled, initial_ruled = variant_facts(rules)
         if rules.meld_closed_rank_after_canasta:
             self.closed = state.closed_ranks()
         wild_meld = self.melds.get(WILD_MELD)
@@ -168,8 +179,8 @@ class Facts:
             self.talon_after = not state.turn_card_drawn() and (state.talon_owed() or not self.melded)
         self.initial_apart = initial_ruled and not self.melded
 
-    #: the hand's wild cards, in canonical order by kind (none unless the hand holds some)
-    wild_key: tuple[Card, ...] = ()
+    #: the hand's wild cards, in canonical order by kind, as a card_key (empty unless the hand holds some)
+    wild_key = b""
     wild_values: Sequence[int] = ()
     wild_avail: WildVector = ()
     no_wilds: WildVector = ()
