@@ -30,11 +30,9 @@ GROUP_ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # th
 
 WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
 
-assert len(ORDINAL) <= 256  # (an ordinal is one byte of a card_key)
-
-
 def card_key(cards: Iterable[Card]) -> bytes:
-    """Cards as a table's key: their ordinals (hand_view.ORDINAL), one byte each. Bytes hold no
+    """Cards as a table's key: their ordinals (hand_view.ORDINAL), one byte each (there are fewer
+    distinct cards than byte values; bytes() would refuse a larger ordinal). Bytes hold no
     object, so a key tuple holding them is one the garbage collector forgets (see memo), where a
     tuple of cards, or a tuple inside the key, keeps it scanned."""
     return bytes(map(ORDINAL.__getitem__, cards))
