@@ -10,6 +10,7 @@ from math import inf
 from operator import mul, sub
 from typing import NamedTuple
 
+from canasta_conformance.contract.cards import Card
 from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 
 from . import memo
@@ -55,9 +56,11 @@ def _new_meld(part: Part) -> NewMeld:
     return part.value, part.cards, pack(part.wilds), part.rank, part.k, part.n_wilds
 
 
-#: (the variant's serial, rank, its naturals in hand, the hand's wild cards as Facts.wild_key, the
-#: rank closed) -> the rank's new melds for a side without melds
-_NEW_MELDS: dict[tuple[int, str, int, bytes, bool], tuple[NewMeld, ...]] = memo.table()
+#: the hand's wild cards (Facts.wild_key) -> (the variant's serial, rank, its naturals in hand, the
+#: rank closed) -> the rank's new melds for a side without melds. (Keyed by the wild cards first,
+#: as movegen.RankTables by the naturals: the same few come back, so the objects the garbage
+#: collector scans, their key and dict, stop being made once the table is warm.)
+_NEW_MELDS: dict[tuple[Card, ...], dict[tuple[int, str, int, bool], tuple[NewMeld, ...]]] = memo.table()
 
 
 def _new_meld_choices(f: Facts, exclude: str | None) -> list[tuple[NewMeld, ...]]:
@@ -69,13 +72,16 @@ def _new_meld_choices(f: Facts, exclude: str | None) -> list[tuple[NewMeld, ...]
         return [tuple(map(_new_meld, parts)) for parts in _new_meld_options(f, exclude)]
     least = f.rules.meld_min_naturals
     options = []
+    table = _NEW_MELDS.get(f.wild_key)
+    if table is None:
+        table = bounded(_NEW_MELDS)[f.wild_key] = {}
     for rank, cards in f.naturals.items():
         if rank == exclude or rank == "3" or len(cards) < least:
             continue
-        key = (f.serial, rank, len(cards), f.wild_key, rank in f.closed)
-        choices = _NEW_MELDS.get(key)
+        key = (f.serial, rank, len(cards), rank in f.closed)
+        choices = table.get(key)
         if choices is None:
-            choices = bounded(_NEW_MELDS)[key] = tuple(map(_new_meld, _rank_new_melds(f, rank, len(cards))))
+            choices = table[key] = tuple(map(_new_meld, _rank_new_melds(f, rank, len(cards))))
         if choices:
             options.append(choices)
     return options
@@ -105,16 +111,15 @@ class _SetSearch(NamedTuple):
     hand_cards: int  # the cards in hand besides the fixed part's, those of the take included
     fixed: tuple[Part, ...]
     kinds: int  # how many kinds of wild cards the hand holds
-    parts: dict[NewMeld, Part]  # the part of each new meld listed (one object each: see Facts.groups' spelled)
+    parts: dict[int, Part]  # id(a new meld listed) -> its part (one object each: see Facts.groups' spelled)
     found: list[tuple[Part, ...]]  # the sets found, in the order of the search
 
 
 def _part_of(search: _SetSearch, new: NewMeld) -> Part:
-    """The new meld's Part (one for each, kept in the search's ``parts``)."""
-    part = search.parts.get(new)
-    if part is None:
-        value, _, wilds, rank, k, n_wilds = new
-        part = search.parts[new] = Part(rank, k, unpack(wilds, search.kinds), n_wilds, value)
+    """The new meld's Part (one for each, kept in the search's ``parts`` by the id of the new meld,
+    which the search's options hold while it runs)."""
+    value, _, wilds, rank, k, n_wilds = new
+    part = search.parts[id(new)] = Part(rank, k, unpack(wilds, search.kinds), n_wilds, value)
     return part
 
 
@@ -123,7 +128,7 @@ def _extend_set(search: _SetSearch, index: int, chosen: tuple[NewMeld, ...], tot
     """initial_meld_sets' sets adding parts of the ranks from ``index`` on to the ``chosen`` ones:
     ``spent``, the wild cards of the chosen parts by kind (packed); ``least``, the lowest count of
     a chosen part."""
-    options, guarded, minimum, need_parts, hand_cards, fixed, _, _, found = search
+    options, guarded, minimum, need_parts, hand_cards, fixed, _, parts, found = search
     for i in range(index, len(options)):
         for new in options[i]:
             value, cards, wilds, _, _, _ = new
@@ -136,7 +141,7 @@ def _extend_set(search: _SetSearch, index: int, chosen: tuple[NewMeld, ...], tot
                 _extend_set(search, i + 1, (*chosen, new), now, used + cards, spending, lowest)
             elif len(chosen) >= need_parts - 1 and hand_cards - used - cards >= 2 and now - lowest < minimum:
                 # every part needed: without the lowest, the rest falls short
-                found.append((*fixed, *[_part_of(search, c) for c in chosen], _part_of(search, new)))
+                found.append((*fixed, *[parts.get(id(c)) or _part_of(search, c) for c in chosen], parts.get(id(new)) or _part_of(search, new)))
 
 
 def _stuck_cards(f: Facts, skip: str | None) -> list[str | int]:

@@ -11,14 +11,15 @@ no module-level table of the package is made otherwise).
 them, so CPython's collector scans every one that holds a tracked object (a card, a rule set, an
 action, any object of a class) again at each pass of an older generation; a tuple or dict that
 holds only atomic values (ints, strings, None, tuples of them) it stops tracking after its first
-pass. So a table keys a variant by :func:`serial` (an int), not by the rule set or its ``id``
+pass (a tuple inside a tuple keeps the outer one tracked one pass longer: keys and values are
+flat). So a table keys a variant by :func:`serial` (an int), not by the rule set or its ``id``
 (which another object may take once the rule set is gone, hence an entry holding the rule set to
-check it), and cards by their ordinals (``hand_view.ORDINAL``), where the answer does not hold
-them anyway."""
+check it), and a set of cards by :func:`code` (an int: the cards' tuple is kept once, in the table
+of codes, however many entries name it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from itertools import count
 from typing import Any, TypeVar
 
@@ -72,3 +73,18 @@ def serial(value: object) -> int:
     if entry is None or entry[0] is not value:
         entry = bounded(_SERIALS)[id(value)] = (value, next(_NEXT_SERIAL))
     return entry[1]
+
+
+#: a value -> its code
+CODES: dict[Hashable, int] = table()
+
+
+def code(value: Hashable) -> int:
+    """A number for ``value`` (a tuple of cards) that no unequal value is given in this process, to
+    key tables by in place of the value (read ``CODES.get(value) or code(value)`` where it counts).
+    The same while ``value`` stays in the table of codes (the same few sets of cards come back
+    over and over: it stays small); once that is emptied, a new one, as for :func:`serial`."""
+    found = CODES.get(value)
+    if found is None:
+        found = bounded(CODES)[value] = next(_NEXT_SERIAL)
+    return found

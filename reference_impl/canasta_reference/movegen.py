@@ -81,7 +81,7 @@ from canasta_conformance.contract.variant_rules import VariantRules
 from . import memo
 from .going_out import can_go_out
 from .initial_melds import all_but_one, initial_meld_sets, modern_initial_melds
-from .memo import bounded
+from .memo import CODES, bounded, code
 from .move_rules import (
     cards_left_allowed,
     completes_canasta,
@@ -97,7 +97,7 @@ from .move_rules import (
     take_cards_allowed,
 )
 from .pile import cards_into_hand, is_frozen_for
-from .position_facts import GROUP_ORDER, SORT_KEY, Facts, Part, Spelled, WildVector, card_key, variant_facts
+from .position_facts import GROUP_ORDER, SORT_KEY, Facts, Part, Spelled, WildVector, variant_facts
 from .sequence_moves import sequence_melds
 from .special_hands import is_special_hand, may_make_special_hand, special_hand_size
 
@@ -250,6 +250,7 @@ def one_rank_melds(f: Facts) -> list[Meld]:
     tables = _rank_table(f)
     roomy = f.hand_size - len(by_count)  # a rank with fewer naturals leaves two cards or more
     closed = f.closed
+    codes = CODES.get
     if f.melded:
         table = tables.melds
         wild_key = bool(f.wild_key)
@@ -261,9 +262,10 @@ def one_rank_melds(f: Facts) -> list[Meld]:
             if len(cards) >= roomy:
                 out += _rank_melds(f, rank, cards, by_count, wild_counts)
                 continue
-            key = (rank, card_key(cards), -1 if existing is None else len(existing),  # (the meld's wild cards, as _wilds_in)
+            hand_cards = tuple(cards)
+            key = (rank, codes(hand_cards) or code(hand_cards), -1 if existing is None else len(existing),  # (see RankTables)
                    wild_key and existing is not None and sum(map(wild.__contains__, map(_RANK_OF, existing))), rank in closed)
-            listed = table.get(key)
+            listed = table.get(key)  # (the meld's wild cards, as _wilds_in)
             if listed is None:  # the same counts may have come with other cards: their groups, spelled with these
                 shape = (f.serial, rank, len(cards), *key[2:], len(by_count) - 1, f.wild_meld_open)
                 counted = _COUNTED.get(shape)
@@ -282,7 +284,8 @@ def one_rank_melds(f: Facts) -> list[Meld]:
         if len(cards) >= roomy:
             out += _rank_melds(f, rank, cards, by_count, wild_counts)
             continue
-        start = (rank, card_key(cards), f.minimum, rank in closed)
+        hand_cards = tuple(cards)
+        start = (rank, codes(hand_cards) or code(hand_cards), f.minimum, rank in closed)
         listed = initial.get(start)
         if listed is None:
             listed = bounded(initial)[start] = tuple(_rank_melds(f, rank, cards, by_count, wild_counts))
@@ -295,8 +298,9 @@ RankGroup = tuple[int, tuple[Card, ...], str | None]
 
 class RankTables:
     """What the listing keeps for one variant, one set of wild cards in hand and one state of the
-    side's wild-card meld (see one_rank_melds and _takes). Keys name cards by position_facts.card_key
-    (keys the garbage collector forgets, see memo)."""
+    side's wild-card meld (see one_rank_melds and _takes). Keys name the naturals of a rank in hand
+    by memo.code: a key of atomic values only, which the garbage collector forgets (see memo); a
+    new entry leaves it only its list to scan (and the actions new to it)."""
 
     __slots__ = ("initial", "melds", "takes")
 
@@ -310,7 +314,7 @@ class RankTables:
 
 
 #: by (the variant's serial, the hand's wild cards as Facts.wild_key, the wild-card meld open)
-_RANK_TABLES: dict[tuple[int, bytes, bool], RankTables] = memo.table()
+_RANK_TABLES: dict[tuple[int, tuple[Card, ...], bool], RankTables] = memo.table()
 #: the (naturals, wild cards) counts of a melded side's legal groups of one rank, one pair after
 #: the other, by (the variant's serial, rank, how many naturals in hand, its meld: size, wild
 #: cards, closed; how many wild cards a group may take from the hand, the wild-card meld open):
@@ -435,7 +439,7 @@ def _takes(f: Facts) -> Iterable[TakePile]:
         return _initial_takes(f, rank, naturals, by_count, frozen, rest)
     if f.hand_size - len(naturals) - (len(by_count) - 1) + rest < 2:
         return list(_melded_takes(f, rank, naturals, by_count, frozen, rest))
-    key = _take_key(rules, rank, card_key(naturals), f.melds.get(rank), bool(f.wild_key), rank in f.closed, frozen)
+    key = _take_key(rules, rank, code(tuple(naturals)), f.melds.get(rank), bool(f.wild_key), rank in f.closed, frozen)
     table = _rank_table(f).takes
     listed = table.get(key)
     if listed is None:
@@ -443,11 +447,11 @@ def _takes(f: Facts) -> Iterable[TakePile]:
     return listed
 
 
-def _take_key(rules: VariantRules, rank: str, naturals: bytes, existing: list[Card] | None, wild_cards: bool,
+def _take_key(rules: VariantRules, rank: str, naturals: int, existing: list[Card] | None, wild_cards: bool,
               closed: bool, frozen: bool) -> tuple[object, ...]:
     """Where a side's takes are kept in its table (see _takes): the top card's rank, its naturals in
-    hand (a card_key), the side's meld of it (size, and its wild cards when the hand holds some), the rank closed,
-    the pile frozen against the side."""
+    hand (memo.code), the side's meld of it (size, and its wild cards when the hand holds some), the
+    rank closed, the pile frozen against the side."""
     return (rank, naturals, -1 if existing is None else len(existing),
             wild_cards and existing is not None and _wilds_in(rules, existing), closed, frozen)
 
@@ -463,17 +467,17 @@ def _table_takes(state: HandState) -> tuple[TakePile, ...] | None:
         return None
     view = state.view(state.turn)
     wild_facts = view.wild_facts  # (Facts.wild_key, when the view keeps it)
-    wild_key: bytes = wild_facts[0] if wild_facts is not None else card_key(chain.from_iterable(view.wilds.values()))
+    wild_key: tuple[Card, ...] = wild_facts[0] if wild_facts is not None else tuple(chain.from_iterable(view.wilds.values()))
     wild_meld = melds.get(WILD_MELD)
     tables = _RANK_TABLES.get((variant_facts(rules)[0], wild_key, wild_meld is not None and len(wild_meld) < rules.canasta_min_cards))
     if tables is None:
         return None
     pile = state.pile
     rank = pile[-1].rank
-    naturals = card_key(view.naturals.get(rank, ()))
+    naturals = view.naturals.get(rank, ())
     if view.size - len(naturals) - min(rules.meld_max_wilds, len(wild_key)) + cards_into_hand(pile) < 2:
         return None
-    key = _take_key(rules, rank, naturals, melds.get(rank), bool(wild_key), rank in state.closed_ranks(), is_frozen_for(state, side))
+    key = _take_key(rules, rank, code(tuple(naturals)), melds.get(rank), bool(wild_key), rank in state.closed_ranks(), is_frozen_for(state, side))
     return tables.takes.get(key)
 
 

@@ -7,7 +7,7 @@ predicates (:mod:`canasta_reference.move_rules`) read it."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from itertools import chain, product
 
 from canasta_conformance.contract.cards import _RANK_ORDER, TOKENS, Card, card, sort_key
@@ -15,7 +15,7 @@ from canasta_conformance.contract.model import WILD_MELD, MeldGroup
 from canasta_conformance.contract.variant_rules import VariantRules
 
 from . import memo
-from .hand_view import ORDINAL, HandView
+from .hand_view import HandView
 from .memo import bounded
 from .sequences import side_sequences
 from .state import HandState
@@ -29,13 +29,6 @@ CANONICAL_OF_RANK: dict[str, list[Card]] = {rank: [c for c in CANONICAL if c.ran
 GROUP_ORDER: dict[str, int] = {**_RANK_ORDER, WILD_MELD: len(_RANK_ORDER)}  # the wild-card meld's group comes last
 
 WildVector = tuple[int, ...]  # how many wild cards of each kind (in the order of Facts.wild_kinds)
-
-def card_key(cards: Iterable[Card]) -> bytes:
-    """Cards as a table's key: their ordinals (hand_view.ORDINAL), one byte each (there are fewer
-    distinct cards than byte values; bytes() would refuse a larger ordinal). Bytes hold no
-    object, so a key tuple holding them is one the garbage collector forgets (see memo), where a
-    tuple of cards, or a tuple inside the key, keeps it scanned."""
-    return bytes(map(ORDINAL.__getitem__, cards))
 
 
 class Part:
@@ -72,12 +65,12 @@ def _wild_vectors(avail: WildVector, cap: int) -> list[tuple[WildVector, int]]:
 
 
 WildTable = tuple[list[tuple[WildVector, int, int]], list[list[tuple[WildVector, int, tuple[Card, ...]]]]]
-_WILD_TABLES: dict[tuple[bytes, tuple[int, ...], int], WildTable] = memo.table()
+_WILD_TABLES: dict[tuple[tuple[Card, ...], tuple[int, ...], int], WildTable] = memo.table()
 
 
-def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int, every: bytes) -> WildTable:
+def _wild_table(kinds: Sequence[Sequence[Card]], values: Sequence[int], cap: int, every: tuple[Card, ...]) -> WildTable:
     """The choices of at most ``cap`` of the wild cards ``kinds`` (by kind, canonical order, each
-    kind counting its value; ``every``: all of them, in that order, as a card_key): as (vector, how many, their
+    kind counting its value; ``every``: all of them, in that order): as (vector, how many, their
     count), fewest first, and grouped by how many cards they hold as (vector, count, the canonical
     cards), for every number the hand can lay (so no group is empty). The same wild cards come back
     hand after hand, so the table is built once for each."""
@@ -159,7 +152,7 @@ class Facts:
             wild_facts = view.wild_facts  # (kept by the view while the hand's wild cards stay)
             if wild_facts is None:
                 wild_facts = view.wild_facts = (
-                    card_key(chain.from_iterable(self.wild_kinds)), [rules.value(cards[0]) for cards in self.wild_kinds],
+                    tuple(chain.from_iterable(self.wild_kinds)), [rules.value(cards[0]) for cards in self.wild_kinds],
                     tuple(map(len, self.wild_kinds)), (0,) * len(self.wild_kinds), {},
                 )
             self.wild_key, self.wild_values, self.wild_avail, self.no_wilds, self._tables = wild_facts
@@ -177,8 +170,8 @@ class Facts:
             self.talon_after = not state.turn_card_drawn() and (state.talon_owed() or not self.melded)
         self.initial_apart = initial_ruled and not self.melded
 
-    #: the hand's wild cards, in canonical order by kind, as a card_key (empty unless the hand holds some)
-    wild_key = b""
+    #: the hand's wild cards, in canonical order by kind (none unless the hand holds some)
+    wild_key: tuple[Card, ...] = ()
     wild_values: Sequence[int] = ()
     wild_avail: WildVector = ()
     no_wilds: WildVector = ()
