@@ -45,31 +45,27 @@ def _rank_new_melds(f: Facts, rank: str, count: int) -> list[Part]:
     return parts
 
 
-#: A legal new meld of one rank as initial_meld_sets' search reads it: its count, how many cards it
-#: takes from the hand, its wild cards by kind (packed), its rank, how many naturals and how many
-#: wild cards. Atomic values only, none nested: the garbage collector forgets it in the table that
-#: keeps it (see memo); the search makes the Part of each new meld it lists (_part_of).
-NewMeld = tuple[int, int, int, str, int, int]
-
-
-def _new_meld(part: Part) -> NewMeld:
-    return part.value, part.cards, pack(part.wilds), part.rank, part.k, part.n_wilds
+def _packed(parts: list[Part]) -> tuple[Part, ...]:
+    """The parts, each with its wild cards packed (Part.packed), as initial_meld_sets' search reads them."""
+    for part in parts:
+        part.packed = pack(part.wilds)
+    return tuple(parts)
 
 
 #: the hand's wild cards (Facts.wild_key) -> (the variant's serial, rank, its naturals in hand, the
 #: rank closed) -> the rank's new melds for a side without melds. (Keyed by the wild cards first,
 #: as movegen.RankTables by the naturals: the same few come back, so the objects the garbage
 #: collector scans, their key and dict, stop being made once the table is warm.)
-_NEW_MELDS: dict[tuple[Card, ...], dict[tuple[int, str, int, bool], tuple[NewMeld, ...]]] = memo.table()
+_NEW_MELDS: dict[tuple[Card, ...], dict[tuple[int, str, int, bool], tuple[Part, ...]]] = memo.table()
 
 
-def _new_meld_choices(f: Facts, exclude: str | None) -> list[tuple[NewMeld, ...]]:
-    """_new_meld_options, each part as a NewMeld. For a side without melds, a rank's new melds
-    depend only on the variant, how many naturals and which wild cards the hand holds, and whether
-    the rank is closed: the same come back position after position, so they are kept
+def _new_meld_choices(f: Facts, exclude: str | None) -> list[tuple[Part, ...]]:
+    """_new_meld_options, each part with its wild cards packed. For a side without melds, a rank's
+    new melds depend only on the variant, how many naturals and which wild cards the hand holds,
+    and whether the rank is closed: the same come back position after position, so they are kept
     (``memo.bounded``)."""
     if f.melds:
-        return [tuple(map(_new_meld, parts)) for parts in _new_meld_options(f, exclude)]
+        return [_packed(parts) for parts in _new_meld_options(f, exclude)]
     least = f.rules.meld_min_naturals
     options = []
     table = _NEW_MELDS.get(f.wild_key)
@@ -81,7 +77,7 @@ def _new_meld_choices(f: Facts, exclude: str | None) -> list[tuple[NewMeld, ...]
         key = (f.serial, rank, len(cards), rank in f.closed)
         choices = table.get(key)
         if choices is None:
-            choices = table[key] = tuple(map(_new_meld, _rank_new_melds(f, rank, len(cards))))
+            choices = table[key] = _packed(_rank_new_melds(f, rank, len(cards)))
         if choices:
             options.append(choices)
     return options
@@ -93,8 +89,7 @@ def initial_meld_sets(f: Facts, fixed: tuple[Part, ...], counted: int = 0, extra
     all_but_one). ``extra_cards`` come to the hand with the take."""
     search = _SetSearch(
         _new_meld_choices(f, fixed[0].rank if fixed else None),
-        pack(f.wild_avail) | GUARDS, f.minimum, 1 if fixed else 2, f.hand_size + extra_cards - sum(p.cards for p in fixed), fixed,
-        len(f.wild_avail), {}, [],
+        pack(f.wild_avail) | GUARDS, f.minimum, 1 if fixed else 2, f.hand_size + extra_cards - sum(p.cards for p in fixed), fixed, [],
     )
     _extend_set(search, 0, (), counted, 0, pack(fixed[0].wilds) if fixed else 0, inf)
     return search.found
@@ -104,44 +99,33 @@ class _SetSearch(NamedTuple):
     """What initial_meld_sets' search reads (passed along, not closed over: a closure calling
     itself is a reference cycle, left for the garbage collector), and the sets it finds."""
 
-    options: list[tuple[NewMeld, ...]]  # each rank's new melds
+    options: list[tuple[Part, ...]]  # each rank's parts, with their wild cards packed
     guarded: int  # the hand's wild cards by kind (packed), every field's top bit set (see packed.within)
     minimum: int
     need_parts: int  # how many parts the set adds at least
     hand_cards: int  # the cards in hand besides the fixed part's, those of the take included
     fixed: tuple[Part, ...]
-    kinds: int  # how many kinds of wild cards the hand holds
-    parts: dict[int, Part]  # id(a new meld listed) -> its part (one object each: see Facts.groups' spelled)
     found: list[tuple[Part, ...]]  # the sets found, in the order of the search
 
 
-def _part_of(search: _SetSearch, new: NewMeld) -> Part:
-    """The new meld's Part (one for each, kept in the search's ``parts`` by the id of the new meld,
-    which the search's options hold while it runs)."""
-    value, _, wilds, rank, k, n_wilds = new
-    part = search.parts[id(new)] = Part(rank, k, unpack(wilds, search.kinds), n_wilds, value)
-    return part
-
-
-def _extend_set(search: _SetSearch, index: int, chosen: tuple[NewMeld, ...], total: int, used: int, spent: int,
+def _extend_set(search: _SetSearch, index: int, chosen: tuple[Part, ...], total: int, used: int, spent: int,
                 least: float) -> None:
     """initial_meld_sets' sets adding parts of the ranks from ``index`` on to the ``chosen`` ones:
     ``spent``, the wild cards of the chosen parts by kind (packed); ``least``, the lowest count of
     a chosen part."""
-    options, guarded, minimum, need_parts, hand_cards, fixed, _, parts, found = search
+    options, guarded, minimum, need_parts, hand_cards, fixed, found = search
     for i in range(index, len(options)):
-        for new in options[i]:
-            value, cards, wilds, _, _, _ = new
-            spending = spent + wilds
+        for part in options[i]:
+            spending = spent + part.packed
             if guarded - spending & GUARDS != GUARDS:
                 continue  # more wild cards of a kind than the hand holds (packed.within, inlined)
+            value = part.value
             now = total + value
             lowest = value if value < least else least
             if now < minimum:
-                _extend_set(search, i + 1, (*chosen, new), now, used + cards, spending, lowest)
-            elif len(chosen) >= need_parts - 1 and hand_cards - used - cards >= 2 and now - lowest < minimum:
-                # every part needed: without the lowest, the rest falls short
-                found.append((*fixed, *[parts.get(id(c)) or _part_of(search, c) for c in chosen], parts.get(id(new)) or _part_of(search, new)))
+                _extend_set(search, i + 1, (*chosen, part), now, used + part.cards, spending, lowest)
+            elif len(chosen) >= need_parts - 1 and hand_cards - used - part.cards >= 2 and now - lowest < minimum:
+                found.append((*fixed, *chosen, part))  # every part needed: without the lowest, the rest falls short
 
 
 def _stuck_cards(f: Facts, skip: str | None) -> list[str | int]:

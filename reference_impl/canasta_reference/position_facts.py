@@ -35,7 +35,9 @@ class Part:
     """What an action lays on one rank: ``k`` naturals from the hand (and the pile's top card when
     ``top``) and ``wilds`` wild cards by kind; ``value`` counts the cards from the hand."""
 
-    __slots__ = ("cards", "k", "n_wilds", "rank", "top", "value", "wilds")
+    __slots__ = ("cards", "k", "n_wilds", "packed", "rank", "top", "value", "wilds")
+    #: ``wilds`` packed (packed.pack), set on the parts initial_meld_sets' search reads
+    packed: int
 
     def __init__(self, rank: str, k: int, wilds: WildVector, n_wilds: int, value: int, top: bool = False) -> None:
         self.rank = rank
