@@ -443,9 +443,6 @@ def _modern_options(f: Facts) -> list[_Rank]:
     return options
 
 
-#: what a table's get answers for a key it does not hold, where None is an answer
-_UNKNOWN = _Rank.__new__(_Rank)
-
 #: (the variant's serial, the wild cards by kind and their counts) -> the wild-card meld's candidate groups
 _WILD_MELD_OPTIONS: dict[tuple[int, WildVector, tuple[int, ...]], _Rank | None] = memo.table()
 
@@ -455,14 +452,13 @@ def _wild_meld_option(f: Facts) -> _Rank | None:
     one of the hand's wild cards, by kind. A side yet to meld has no wild-card meld, so they depend
     only on the variant and the hand's wild cards: kept, as the groups of the ranks are."""
     key = (f.serial, f.wild_avail, tuple(f.wild_values))
-    option = _WILD_MELD_OPTIONS.get(key, _UNKNOWN)
-    if option is _UNKNOWN:
+    if key not in _WILD_MELD_OPTIONS:  # (None is an answer: no wild-card meld)
         groups = [
             _Group(f, Part(WILD_MELD, 0, v, n, value), False)
             for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail))) if group_is_legal(f, WILD_MELD, 0, n)
         ]
-        option = bounded(_WILD_MELD_OPTIONS)[key] = _Rank(f, groups) if groups else None
-    return option
+        bounded(_WILD_MELD_OPTIONS)[key] = _Rank(f, groups) if groups else None
+    return _WILD_MELD_OPTIONS[key]
 
 
 #: (the variant's serial, rank, its naturals in hand, the wild cards by kind and their counts, the
@@ -478,8 +474,7 @@ def _rank_option(f: Facts, rank: str) -> _Rank | None:
     so they are kept (``memo.bounded``)."""
     rules = f.rules
     key = (f.serial, rank, len(f.naturals[rank]), f.wild_avail, tuple(f.wild_values), rank in f.closed)
-    option = _RANK_OPTIONS.get(key, _UNKNOWN)
-    if option is _UNKNOWN:
+    if key not in _RANK_OPTIONS:  # (None is an answer: no group of the rank)
         groups = []
         value = f.natural_value(rank)
         for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1):
@@ -492,8 +487,8 @@ def _rank_option(f: Facts, rank: str) -> _Rank | None:
                 legal, later = ruled[n]
                 if legal:
                     groups.append(_Group(f, Part(rank, k, choice[0], n, k * value + choice[2]), later))  # (as f.part)
-        option = bounded(_RANK_OPTIONS)[key] = _Rank(f, groups) if groups else None
-    return option
+        bounded(_RANK_OPTIONS)[key] = _Rank(f, groups) if groups else None
+    return _RANK_OPTIONS[key]
 
 
 def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
