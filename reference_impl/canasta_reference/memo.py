@@ -27,6 +27,10 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 LIMIT = 4096
+#: the limit of a table of actions (movegen's one-group melds): emptying it does not free the
+#: actions the lists of other tables hold, so the next listings make them again, each a second
+#: object for the collector to scan; kept four times longer
+ACTIONS_LIMIT = 4 * LIMIT
 
 _TABLES: list[dict[Any, Any]] = []
 _CLEARERS: list[Callable[[], None]] = []
@@ -52,9 +56,9 @@ def clear_all() -> None:
         clear()
 
 
-def bounded(table: dict[K, V]) -> dict[K, V]:
-    """The table, emptied first when it holds more than ``LIMIT`` entries."""
-    if len(table) > LIMIT:
+def bounded(table: dict[K, V], limit: int = LIMIT) -> dict[K, V]:
+    """The table, emptied first when it holds more than ``limit`` entries."""
+    if len(table) > limit:
         table.clear()
     return table
 

@@ -81,7 +81,7 @@ from canasta_conformance.contract.variant_rules import VariantRules
 from . import memo
 from .going_out import can_go_out
 from .initial_melds import all_but_one, initial_meld_sets, modern_initial_melds
-from .memo import CODES, bounded, code
+from .memo import ACTIONS_LIMIT, CODES, bounded, code
 from .move_rules import (
     cards_left_allowed,
     completes_canasta,
@@ -124,11 +124,11 @@ def _one_group_meld(cards: tuple[Card, ...], tag: str | None = None) -> Meld:
     if tag is not None:
         meld = _ONE_TAGGED_GROUP.get((cards, tag))
         if meld is None:
-            meld = bounded(_ONE_TAGGED_GROUP)[(cards, tag)] = Meld((MeldGroup(cards, tag),))
+            meld = bounded(_ONE_TAGGED_GROUP, ACTIONS_LIMIT)[(cards, tag)] = Meld((MeldGroup(cards, tag),))
         return meld
     meld = _ONE_GROUP.get(cards)
     if meld is None:
-        meld = bounded(_ONE_GROUP)[cards] = Meld((MeldGroup(cards),))
+        meld = bounded(_ONE_GROUP, ACTIONS_LIMIT)[cards] = Meld((MeldGroup(cards),))
     return meld
 
 
@@ -139,7 +139,7 @@ def _take(cards: tuple[Card, ...]) -> TakePile:
     """The take melding the top card with ``cards`` and nothing more (built once and shared)."""
     take = _TAKES.get(cards)
     if take is None:
-        take = bounded(_TAKES)[cards] = TakePile(cards)
+        take = bounded(_TAKES, ACTIONS_LIMIT)[cards] = TakePile(cards)
     return take
 
 
