@@ -280,9 +280,11 @@ def _wild_cap(f: Facts, rank: str) -> int:
 # --- Modern American's initial meld ------------------------------------------------------------------
 class _Group:
     """A candidate group of Modern American's initial meld (a legal new meld of one rank, or the
-    wild-card meld), with what the checks of the initial meld read of it computed once."""
+    wild-card meld), with what the checks of the initial meld read of it computed once. (It keeps
+    its part's rank, naturals and wild cards, not the part: one object fewer for the collector to
+    scan in the table that keeps the groups, _RANK_OPTIONS.)"""
 
-    __slots__ = ("kinds", "natural_meld", "part", "plain", "spare_alone", "tally", "value", "waits", "wild_code")
+    __slots__ = ("k", "kinds", "natural_meld", "plain", "rank", "spare_alone", "tally", "value", "waits", "wild_code", "wilds")
 
     def __init__(self, f: Facts, part: Part, later: bool) -> None:
         """``later``: the group (with wild cards, of a natural rank) could be laid after the side's
@@ -290,7 +292,9 @@ class _Group:
         rank = part.rank
         wild_meld = rank == WILD_MELD
         plain = not part.n_wilds and rank not in (WILD_MELD, "3")
-        self.part = part
+        self.rank = rank
+        self.k = part.k
+        self.wilds = part.wilds
         self.value = part.value
         self.wild_code = pack(part.wilds)  # its wild cards by kind, packed
         #: the fields of the kinds of wild cards it holds (the wild cards spent before it that its cards depend on)
@@ -333,8 +337,8 @@ class _Rank:
         self.groups = groups
         self.needed = [g for g in groups if not g.spare_alone and not g.plain]
         self.needed_or_plain = [g for g in groups if not g.spare_alone]
-        self.best_cards = max(g.part.k for g in groups)
-        self.best_value = self.best_cards * f.natural_value(groups[0].part.rank)  # its naturals at most (one rank)
+        self.best_cards = max(g.k for g in groups)
+        self.best_value = self.best_cards * f.natural_value(groups[0].rank)  # its naturals at most (one rank)
         self.natural_meld = any(g.natural_meld for g in groups)
         self.fits: dict[int, _Fitting] = {}
 
@@ -546,9 +550,8 @@ class _ModernSearch:
         key = (group, spent & group.kinds)
         cards = self.spellings.get(key)
         if cards is None:
-            part = group.part
-            tag = part.rank if part.k == 0 and part.rank != WILD_MELD else None
-            cards = self.spellings[key] = MeldGroup.of(self.f.cards(part.rank, part.k, part.wilds, unpack(key[1], self.kinds)), tag)
+            tag = group.rank if group.k == 0 and group.rank != WILD_MELD else None
+            cards = self.spellings[key] = MeldGroup.of(self.f.cards(group.rank, group.k, group.wilds, unpack(key[1], self.kinds)), tag)
         return cards
 
     def extend(self, index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], chosen_legal: bool,
