@@ -271,14 +271,10 @@ def one_rank_melds(f: Facts) -> list[Meld]:
                 counted = _COUNTED.get(shape)
                 if counted is None:  # (flat: a tuple of tuples stays scanned one pass longer, see memo)
                     counted = bounded(_COUNTED)[shape] = tuple(chain.from_iterable((k, n) for k, n, _, _, _ in _rank_counts(f, rank, cards, wild_counts)))
-                spelling = (rank, key[1], *counted)
-                listed = tables.lists.get(spelling)
-                if listed is None:
-                    listed = bounded(tables.lists)[spelling] = tuple(
-                        _spelled(f, cards, (k, wilds, None if k else rank))  # (the tag, as _rank_counts)
-                        for k, n in zip(counted[::2], counted[1::2], strict=True) for _, _, wilds in by_count[n]
-                    )
-                bounded(table)[key] = listed
+                listed = bounded(table)[key] = tuple(
+                    _spelled(f, cards, (k, wilds, None if k else rank))  # (the tag, as _rank_counts)
+                    for k, n in zip(counted[::2], counted[1::2], strict=True) for _, _, wilds in by_count[n]
+                )
             out += listed
         return out
     initial = tables.initial  # (a side without melds: no meld to key; its minimum instead)
@@ -306,15 +302,11 @@ class RankTables:
     by memo.code: a key of atomic values only, which the garbage collector forgets (see memo); a
     new entry leaves it only its list to scan (and the actions new to it)."""
 
-    __slots__ = ("initial", "lists", "melds", "takes")
+    __slots__ = ("initial", "melds", "takes")
 
     def __init__(self) -> None:
         #: a side's one-rank melds by (rank, its naturals in hand, its meld: size, wild cards, closed)
         self.melds: dict[object, tuple[Meld, ...]] = {}
-        #: the lists of ``melds`` by (rank, its naturals in hand, the (naturals, wild cards) counts of
-        #: their groups, one pair after the other): the melds of the same naturals whose meld the
-        #: rules read alike (sizes, wild cards) are one list, so a new entry often makes no object
-        self.lists: dict[object, tuple[Meld, ...]] = {}
         #: a side's takes by (the top card's rank, its naturals in hand, its meld, closed, frozen)
         self.takes: dict[object, tuple[TakePile, ...]] = {}
         #: the one-rank melds of a side without melds by (rank, its naturals, the minimum, closed)
