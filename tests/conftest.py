@@ -52,20 +52,6 @@ if "CANASTA_CACHE_DIR" not in os.environ:
         os.environ["CANASTA_CACHE_DIR"] = str(_CACHE)
 
 
-@pytest.hookimpl(trylast=True)  # after pytest's tmp_path plugin has set up the run's folder
-def pytest_configure(config: pytest.Config) -> None:
-    """The tests start about 150 Python processes (pytest runs, xdist workers, engine programs, the
-    CLI). Where PYTHONDONTWRITEBYTECODE is set, each of them compiled every module it imports from
-    source, and pytest rewrote every test module it imports, again: about a fifth of the CPU of the
-    tests that start processes. Those processes now share compiled files kept in this run's
-    temporary folder (PYTHONPYCACHEPREFIX), never beside the sources, and deleted with the run's
-    folder. A prefix the user set is kept."""
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and "PYTHONPYCACHEPREFIX" not in os.environ:
-        prefix = config._tmp_path_factory.getbasetemp() / "bytecode"  # type: ignore[attr-defined]
-        del os.environ["PYTHONDONTWRITEBYTECODE"]
-        os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
-
-
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
