@@ -77,7 +77,7 @@ def _new_meld_choices(f: Facts, exclude: str | None) -> list[tuple[Part, ...]]:
         key = (f.serial, rank, len(cards), rank in f.closed)
         choices = table.get(key)
         if choices is None:
-            choices = table[key] = _packed(_rank_new_melds(f, rank, len(cards)))
+            choices = bounded(table)[key] = _packed(_rank_new_melds(f, rank, len(cards)))  # (a bound of its own: bounded sees the outer keys only)
         if choices:
             options.append(choices)
     return options
