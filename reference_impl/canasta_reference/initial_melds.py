@@ -20,14 +20,18 @@ from .packed import GUARDS, MASK, at, pack, unpack
 from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 
+def _meldable_ranks(f: Facts, exclude: str | None) -> list[tuple[str, int]]:
+    """The ranks of naturals (not threes, nor ``exclude``) of which the hand holds enough for a new
+    meld, each with how many it holds."""
+    least = f.rules.meld_min_naturals
+    return [(rank, len(cards)) for rank, cards in f.naturals.items() if rank != exclude and rank != "3" and len(cards) >= least]
+
+
 def _new_meld_options(f: Facts, exclude: str | None) -> list[list[Part]]:
     """For a side without melds: the legal new melds of each rank of naturals (not threes)."""
-    least = f.rules.meld_min_naturals
     options = []
-    for rank, cards in f.naturals.items():
-        if rank == exclude or rank == "3" or len(cards) < least:
-            continue
-        parts = _rank_new_melds(f, rank, len(cards))
+    for rank, count in _meldable_ranks(f, exclude):
+        parts = _rank_new_melds(f, rank, count)
         if parts:
             options.append(parts)
     return options
@@ -66,18 +70,15 @@ def _new_meld_choices(f: Facts, exclude: str | None) -> list[tuple[Part, ...]]:
     (``memo.bounded``)."""
     if f.melds:
         return [_packed(parts) for parts in _new_meld_options(f, exclude)]
-    least = f.rules.meld_min_naturals
     options = []
     table = _NEW_MELDS.get(f.wild_key)
     if table is None:
         table = bounded(_NEW_MELDS)[f.wild_key] = {}
-    for rank, cards in f.naturals.items():
-        if rank == exclude or rank == "3" or len(cards) < least:
-            continue
-        key = (f.serial, rank, len(cards), rank in f.closed)
+    for rank, count in _meldable_ranks(f, exclude):
+        key = (f.serial, rank, count, rank in f.closed)
         choices = table.get(key)
         if choices is None:
-            choices = bounded(table)[key] = _packed(_rank_new_melds(f, rank, len(cards)))  # (a bound of its own: bounded sees the outer keys only)
+            choices = bounded(table)[key] = _packed(_rank_new_melds(f, rank, count))  # (a bound of its own: bounded sees the outer keys only)
         if choices:
             options.append(choices)
     return options
@@ -100,7 +101,7 @@ class _SetSearch(NamedTuple):
     itself is a reference cycle, left for the garbage collector), and the sets it finds."""
 
     options: list[tuple[Part, ...]]  # each rank's parts, with their wild cards packed
-    guarded: int  # the hand's wild cards by kind (packed), every field's top bit set (see packed.within)
+    guarded: int  # the hand's wild cards by kind (packed), every field's top bit set (see packed.GUARDS)
     minimum: int
     need_parts: int  # how many parts the set adds at least
     hand_cards: int  # the cards in hand besides the fixed part's, those of the take included
@@ -118,7 +119,7 @@ def _extend_set(search: _SetSearch, index: int, chosen: tuple[Part, ...], total:
         for part in options[i]:
             spending = spent + part.packed
             if guarded - spending & GUARDS != GUARDS:
-                continue  # more wild cards of a kind than the hand holds (packed.within, inlined)
+                continue  # more wild cards of a kind than the hand holds (packed.GUARDS)
             value = part.value
             now = total + value
             lowest = value if value < least else least
@@ -357,7 +358,7 @@ class _Rank:
             guarded = unspent | GUARDS
             for g in self.groups:  # (one pass, each list in the order of the groups)
                 if guarded - g.wild_code & GUARDS != GUARDS:
-                    continue  # (packed.within, inlined)
+                    continue  # (packed.GUARDS)
                 fit.append(g)
                 if g.natural_meld:
                     natural_melds.append(g)

@@ -32,7 +32,6 @@ _RANK_OF = attrgetter("rank")
 _CARDS_OF = attrgetter("cards")
 
 
-
 def group_rank(
     group: MeldGroup, rules: VariantRules, side_melds: Mapping[str, list[Card]] | set[str], others: Sequence[Mapping[str, list[Card]]]
 ) -> str:

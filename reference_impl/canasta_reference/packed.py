@@ -16,7 +16,9 @@ from . import memo
 FIELD_BITS = 24
 MASK = (1 << FIELD_BITS) - 1
 MAX_FIELDS = 8
-#: the top bit of every field: set in a packed vector, it is borrowed from by a field that goes below zero
+#: the top bit of every field: set in a packed vector, it is borrowed from by a field that goes below
+#: zero, so ``(large | GUARDS) - small & GUARDS == GUARDS`` says that every field of ``small`` is at
+#: most the same field of ``large`` (one integer operation, written out where a search tests it)
 GUARDS = sum(1 << (i * FIELD_BITS + FIELD_BITS - 1) for i in range(MAX_FIELDS))
 
 
@@ -42,12 +44,6 @@ def pack(counts: tuple[int, ...]) -> int:
 def unpack(packed: int, size: int) -> tuple[int, ...]:
     """The first ``size`` fields."""
     return tuple(packed >> at(index) & MASK for index in range(size))
-
-
-def within(small: int, large: int) -> bool:
-    """Every field of ``small`` is at most the same field of ``large``: taking ``small`` away from
-    ``large`` with every field's top bit set first borrows from no top bit."""
-    return (large | GUARDS) - small & GUARDS == GUARDS
 
 
 memo.on_clear(pack.cache_clear)

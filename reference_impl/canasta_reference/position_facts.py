@@ -263,5 +263,3 @@ class Facts:
             out.append(group)
             used = [u + n for u, n in zip(used, part.wilds, strict=True)]
         return tuple(out)
-
-

@@ -60,7 +60,6 @@ class Fault(NamedTuple):
     message: str
 
 
-
 @dataclass(frozen=True)
 class VariantRules:
     """Every parameter of a variant (with its options), typed; field order follows the catalogue."""
