@@ -16,7 +16,7 @@ from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 from . import memo
 from .memo import bounded
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
-from .packed import GUARDS, MASK, at, pack, unpack
+from .packed import GUARDS, MASK, at, fields_of, pack, unpack
 from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 
@@ -285,30 +285,33 @@ class _Group:
     its part's rank, naturals and wild cards, not the part: one object fewer for the collector to
     scan in the table that keeps the groups, _RANK_OPTIONS.)"""
 
-    __slots__ = ("k", "kinds", "natural_meld", "plain", "rank", "spare_alone", "tally", "value", "waits", "wild_code", "wilds")
+    __slots__ = ("k", "kinds", "n_wilds", "natural_meld", "plain", "rank", "spare_alone", "tally", "value", "waits", "wild_code", "wilds")
 
-    def __init__(self, f: Facts, part: Part, later: bool) -> None:
-        """``later``: the group (with wild cards, of a natural rank) could be laid after the side's
-        initial meld (see _later)."""
-        rank = part.rank
+    def __init__(self, f: Facts, rank: str, k: int, wilds: WildVector, n_wilds: int, value: int, later: bool) -> None:
+        """The group of ``k`` naturals of ``rank`` and the wild cards ``wilds`` by kind (``n_wilds``
+        in all), counting ``value`` (as a Part's fields). ``later``: the group (with wild cards, of
+        a natural rank) could be laid after the side's initial meld (see _later)."""
         wild_meld = rank == WILD_MELD
-        plain = not part.n_wilds and rank not in (WILD_MELD, "3")
+        plain = not n_wilds and rank not in (WILD_MELD, "3")
+        cards = k + n_wilds
+        rules = f.rules
         self.rank = rank
-        self.k = part.k
-        self.wilds = part.wilds
-        self.value = part.value
-        self.wild_code = pack(part.wilds)  # its wild cards by kind, packed
+        self.k = k
+        self.wilds = wilds
+        self.n_wilds = n_wilds
+        self.value = value
+        self.wild_code = pack(wilds)  # its wild cards by kind, packed
         #: the fields of the kinds of wild cards it holds (the wild cards spent before it that its cards depend on)
-        self.kinds = sum(MASK << at(i) for i, n in enumerate(part.wilds) if n)
+        self.kinds = fields_of(wilds)
         self.plain = plain  # a meld of naturals only (not black threes)
-        self.natural_meld = plain and part.k >= f.rules.meld_min_cards  # modern.initial.natural-meld
+        self.natural_meld = plain and k >= rules.meld_min_cards  # modern.initial.natural-meld
         #: the group could be laid after the rest (modern.aces.wilds-initial-only, modern.meld.wild-after-five)
-        self.waits = not part.n_wilds or wild_meld or later
+        self.waits = not n_wilds or wild_meld or later
         #: spare whenever the rest counts the minimum: the wild-card meld, black threes, wild cards a later meld takes
         self.spare_alone = wild_meld or rank == "3" or later
         self.tally = pack((
-            part.value, part.cards, self.natural_meld, plain, part.cards if wild_meld else 0,
-            bool(part.n_wilds) and not wild_meld, part.cards >= f.rules.canasta_min_cards, rank == "3",
+            value, cards, self.natural_meld, plain, cards if wild_meld else 0,
+            bool(n_wilds) and not wild_meld, cards >= rules.canasta_min_cards, rank == "3",
         ))
 
 
@@ -332,10 +335,11 @@ class _Rank:
     groups that hold no meld of naturals only, such a meld. Kept with the rank's groups (see
     _rank_option), it keeps which of them fit in each set of wild cards left (see fit)."""
 
-    __slots__ = ("best_cards", "best_value", "fits", "groups", "natural_meld", "needed", "needed_or_plain")
+    __slots__ = ("best_cards", "best_value", "fits", "groups", "natural_meld", "needed", "needed_or_plain", "wild_meld")
 
     def __init__(self, f: Facts, groups: list[_Group]) -> None:
         self.groups = groups
+        self.wild_meld = groups[0].rank == WILD_MELD  # (its groups may hold more wild cards of a kind than meld.max_wilds)
         self.needed = [g for g in groups if not g.spare_alone and not g.plain]
         self.needed_or_plain = [g for g in groups if not g.spare_alone]
         self.best_cards = max(g.k for g in groups)
@@ -385,11 +389,13 @@ class _WildsLeft:
     the needed ones, the needed or plain ones: see _Rank). The same wild cards are left at many
     steps of the search, so each is built once, and each rank's groups when the search needs them."""
 
-    __slots__ = ("cards", "fitting", "options", "spelled", "unspent", "value")
+    __slots__ = ("cards", "fitting", "options", "spelled", "unspent", "unspent_capped", "value")
 
     def __init__(self, f: Facts, options: list[_Rank], spent: int) -> None:
         unspent = tuple(map(sub, f.wild_avail, unpack(spent, len(f.wild_avail))))
         self.unspent = pack(unspent)
+        most = f.rules.meld_max_wilds  # (as many of a kind as a group of a rank may hold fit the same groups as more)
+        self.unspent_capped = pack(tuple(n if n < most else most for n in unspent))
         self.value = sum(map(mul, unspent, f.wild_values))
         self.cards = sum(unspent)
         self.options = options
@@ -398,7 +404,8 @@ class _WildsLeft:
 
     def fit(self, index: int) -> _Fitting:
         """The groups of rank ``index`` that fit (read through ``fitting``, which keeps them)."""
-        fitting = self.fitting[index] = self.options[index].fit(self.unspent)
+        option = self.options[index]
+        fitting = self.fitting[index] = option.fit(self.unspent if option.wild_meld else self.unspent_capped)
         return fitting
 
 
@@ -435,10 +442,12 @@ def _modern_options(f: Facts) -> list[_Rank]:
     ):
         return []
     options: list[_Rank] = []
+    # (a rank's groups hold at most meld.max_wilds wild cards: more of a kind in hand make no other group)
+    wilds_key = (f.serial, tuple(n if n < rules.meld_max_wilds else rules.meld_max_wilds for n in f.wild_avail), tuple(f.wild_values))
     for rank in sorted(f.naturals, key=GROUP_ORDER.__getitem__):
         if rank == "3" and rules.black_three_meld_only_going_out:
             continue  # black threes: only going out, see _initial_with_threes
-        option = _rank_option(f, rank)
+        option = _rank_option(f, rank, wilds_key)
         if option is not None:
             options.append(option)
     if rules.meld_wild_only_melds and f.wild_avail:
@@ -459,39 +468,39 @@ def _wild_meld_option(f: Facts) -> _Rank | None:
     key = (f.serial, f.wild_avail, tuple(f.wild_values))
     if key not in _WILD_MELD_OPTIONS:  # (None is an answer: no wild-card meld)
         groups = [
-            _Group(f, Part(WILD_MELD, 0, v, n, value), False)
+            _Group(f, WILD_MELD, 0, v, n, value, False)
             for v, n, value in f.wild_choices(min(f.max_cards, sum(f.wild_avail))) if group_is_legal(f, WILD_MELD, 0, n)
         ]
         bounded(_WILD_MELD_OPTIONS)[key] = _Rank(f, groups) if groups else None
     return _WILD_MELD_OPTIONS[key]
 
 
-#: (the variant's serial, rank, its naturals in hand, the wild cards by kind and their counts, the
-#: rank closed) -> the rank's candidate groups
-_RANK_OPTIONS: dict[tuple[int, str, int, WildVector, tuple[int, ...], bool], _Rank | None] = memo.table()
+#: (the variant's serial, the wild cards by kind (at most meld.max_wilds of each) and their
+#: counts, rank, its naturals in hand, the rank closed) -> the rank's candidate groups
+_RANK_OPTIONS: dict[tuple[int, WildVector, tuple[int, ...], str, int, bool], _Rank | None] = memo.table()
 
 
-def _rank_option(f: Facts, rank: str) -> _Rank | None:
+def _rank_option(f: Facts, rank: str, wilds_key: tuple[int, WildVector, tuple[int, ...]]) -> _Rank | None:
     """The candidate groups of ``rank`` for a side yet to meld: every legal new meld of any number
     of its naturals with any choice of wild cards by kind, its legality read once per (naturals,
     number of wild cards). They depend only on the variant, how many naturals and which wild cards
-    the hand holds, and whether the rank is closed; the same come back position after position,
+    the hand holds (of each kind, no more than a group may hold: ``wilds_key``, see
+    _modern_options), and whether the rank is closed; the same come back position after position,
     so they are kept (``memo.bounded``)."""
     rules = f.rules
-    key = (f.serial, rank, len(f.naturals[rank]), f.wild_avail, tuple(f.wild_values), rank in f.closed)
+    key = (*wilds_key, rank, len(f.naturals[rank]), rank in f.closed)
     if key not in _RANK_OPTIONS:  # (None is an answer: no group of the rank)
         groups = []
         value = f.natural_value(rank)
         for k in range(rules.meld_min_naturals, len(f.naturals[rank]) + 1):
             ruled: dict[int, tuple[bool, bool]] = {}  # how many wild cards -> (a legal group now, legal later too)
-            for choice in f.wild_choices(rules.meld_max_wilds):
-                n = choice[1]
+            for wilds, n, wild_value in f.wild_choices(rules.meld_max_wilds):
                 if n not in ruled:
                     now = group_is_legal(f, rank, k, n, True)
                     ruled[n] = (now, n > 0 and now and group_is_legal(f, rank, k, n, False))
                 legal, later = ruled[n]
                 if legal:
-                    groups.append(_Group(f, Part(rank, k, choice[0], n, k * value + choice[2]), later))  # (as f.part)
+                    groups.append(_Group(f, rank, k, wilds, n, k * value + wild_value, later))  # (as f.part)
         bounded(_RANK_OPTIONS)[key] = _Rank(f, groups) if groups else None
     return _RANK_OPTIONS[key]
 
@@ -505,6 +514,9 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
     return search.found
 
 
+_meld = Meld.of  # (bound once: each read of a classmethod binds it anew)
+
+
 class _ModernSearch:
     """The search of _modern_search: its sets grow one group at a time (extend), each spelled as
     it grows (its groups' cards, see spell), so the sets sharing the first groups share their
@@ -512,7 +524,8 @@ class _ModernSearch:
     keep the search's tables alive until the garbage collector's next pass.)"""
 
     __slots__ = ("f", "found", "hand_size", "kinds", "left_after", "legal", "minimum", "natural_meld", "naturals_left",
-                 "needed_after", "needed_or_plain_after", "options", "reach_cards", "reach_value", "spellings")
+                 "needed_after", "needed_end", "needed_or_plain_after", "needed_or_plain_end", "options", "reach_cards", "reach_value", "spellings",
+                 "wild_cards")
 
     def __init__(self, f: Facts, options: list[_Rank]) -> None:
         self.f = f
@@ -534,25 +547,46 @@ class _ModernSearch:
             self.naturals_left[i] = self.naturals_left[i + 1] or o.natural_meld
             self.needed_after[i] = self.needed_after[i + 1] or bool(o.needed)
             self.needed_or_plain_after[i] = self.needed_or_plain_after[i + 1] or bool(o.needed_or_plain)
+        #: past the last rank offering groups that may join groups counting the minimum (none tried
+        #: there: the wild-card meld, for one, never joins them)
+        self.needed_end = next((i + 1 for i in reversed(range(len(options))) if options[i].needed), 0)
+        self.needed_or_plain_end = next((i + 1 for i in reversed(range(len(options))) if options[i].needed_or_plain), 0)
         self.natural_meld = f.rules.initial_meld_natural_meld_required
         self.minimum = f.minimum
         self.hand_size = f.hand_size
         self.found: list[Meld] = []
         self.left_after: dict[int, _WildsLeft] = {}  # wild cards spent (packed) -> what is left
-        self.legal: dict[int, bool] = {}  # tally -> verdict (see _verdict)
+        self.legal = _position_verdicts(f)  # tally -> verdict (see _VERDICTS)
         self.kinds = len(f.wild_avail)
         #: (a group, the wild cards of its kinds spent before it) -> its cards
         self.spellings: dict[tuple[_Group, int], MeldGroup] = {}
+        #: (wild cards by kind (packed), the wild cards of those kinds spent before them) -> the cards (shared by the ranks' groups)
+        self.wild_cards: dict[tuple[int, int], tuple[Card, ...]] = {}
 
     def spell(self, group: _Group, spent: int) -> MeldGroup:
         """The group's cards: the first naturals of its rank and the first wild cards of each kind
         left once ``spent`` (packed) are spent. The groups of an action come in canonical rank order
         (the wild-card meld last), each taking its wild cards after those of the groups before it."""
-        key = (group, spent & group.kinds)
+        offsets = spent & group.kinds
+        key = (group, offsets)
         cards = self.spellings.get(key)
         if cards is None:
+            f = self.f
+            if group.wild_code:
+                wild_key = (group.wild_code, offsets)
+                wilds = self.wild_cards.get(wild_key)
+                if wilds is None:
+                    wilds = self.wild_cards[wild_key] = f.cards(WILD_MELD, 0, group.wilds, unpack(offsets, self.kinds))
+                if not group.k:
+                    laid = wilds
+                elif f.wilds_first:
+                    laid = (*wilds, *f.naturals[group.rank][:group.k])
+                else:
+                    laid = f.cards(group.rank, group.k, group.wilds, unpack(offsets, self.kinds))
+            else:
+                laid = tuple(f.naturals[group.rank][:group.k])
             tag = group.rank if group.k == 0 and group.rank != WILD_MELD else None
-            cards = self.spellings[key] = MeldGroup.of(self.f.cards(group.rank, group.k, group.wilds, unpack(key[1], self.kinds)), tag)
+            cards = self.spellings[key] = MeldGroup.of(laid, tag)
         return cards
 
     def extend(self, index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], chosen_legal: bool,
@@ -579,7 +613,12 @@ class _ModernSearch:
         ):
             return  # neither the minimum nor a concealed going out can be reached any more
         plain = tally >> PLAIN & MASK
-        which = ALL if not reached else NEEDED if plain else NEEDED_OR_PLAIN
+        if not reached:
+            which, end = ALL, len(options)
+        elif plain:
+            which, end = NEEDED, self.needed_end
+        else:
+            which, end = NEEDED_OR_PLAIN, self.needed_or_plain_end
         # From what value of an added group some chosen group (they hold no black threes) is one
         # that every legal initial meld containing them could lay later: the rest still counts the
         # minimum and holds a natural meld, the group being the wild-card meld or wild cards a later
@@ -590,12 +629,12 @@ class _ModernSearch:
         spare_from = least_spare + short
         plain_spare_from = least_plain + short
         needed_after = self.needed_after
-        further_after = needed_after if plain else self.needed_or_plain_after
+        needed_or_plain_after = self.needed_or_plain_after
         legal = self.legal
         found = self.found
         fitting = left.fitting
         spelled = left.spelled
-        for i in range(index, len(options)):
+        for i in range(index, end):
             # (modern.initial.natural-meld: past the last rank offering one, only a natural meld can meet it)
             tried = which + NATURAL_MELDS_OF if lacking and not naturals_left[i + 1] else which
             for group in (fitting[i] or left.fit(i))[tried]:
@@ -609,7 +648,7 @@ class _ModernSearch:
                 if value >= short or hand_size - (now >> LAID & MASK) <= 1:
                     legal_now = legal.get(now)
                     if legal_now is None:
-                        legal_now = legal[now] = _initial_is_legal(f, now)  # (see _verdict)
+                        legal_now = _kept_verdict(f, legal, now)
                 else:
                     legal_now = False
                 waits = group.waits
@@ -619,18 +658,23 @@ class _ModernSearch:
                         rest = now - t
                         legal_rest = legal.get(rest)
                         if legal_rest is None:
-                            legal_rest = legal[rest] = _initial_is_legal(f, rest)  # (see _verdict)
+                            legal_rest = _kept_verdict(f, legal, rest)
                         if legal_rest:
                             listed = False  # a chosen group could be laid later
                             break
-                further = value < short or (further_after if not group_plain else needed_after)[i + 1]
+                if value < short:
+                    further = True
+                elif plain or group_plain:  # only needed groups may join, and each holds wild cards (see _Rank)
+                    further = needed_after[i + 1] and left.cards > group.n_wilds
+                else:
+                    further = needed_or_plain_after[i + 1]
                 if listed or further:
                     spelling = spelled.get(group)
                     if spelling is None:
                         spelling = spelled[group] = self.spell(group, spent)
-                    cards = (*laid, spelling)
+                    cards = laid + (spelling,)  # noqa: RUF005 (two tuples: faster than unpacking into a new one)
                     if listed:
-                        found.append(Meld.of(cards))
+                        found.append(_meld(cards))
                     if further:
                         spare_alone = group.spare_alone
                         self.extend(i + 1, cards, now, spent + group.wild_code, (*waiting, group_tally) if waits else waiting,
@@ -641,6 +685,31 @@ class _ModernSearch:
 def _later(f: Facts, part: Part) -> bool:
     """Whether a group of a natural rank could be laid after the side's initial meld as it is."""
     return group_is_legal(f, part.rank, part.k, part.n_wilds, False)
+
+
+#: (the variant's serial, the side's minimum, the hand's size) -> a tally -> its verdict
+#: (_initial_is_legal), for the tallies that leave the player two cards or more: their verdicts
+#: read nothing else of the position (the concealed exception and the going-out checks concern one
+#: card left or none), so the same tallies, which come back position after position, are judged once
+_VERDICTS: dict[tuple[int, int, int], dict[int, bool]] = memo.table()
+
+
+def _position_verdicts(f: Facts) -> dict[int, bool]:
+    """The verdicts kept for the position's variant, minimum and hand size (see _VERDICTS)."""
+    key = (f.serial, f.minimum, f.hand_size)
+    verdicts = _VERDICTS.get(key)
+    if verdicts is None:
+        verdicts = bounded(_VERDICTS)[key] = {}
+    return verdicts
+
+
+def _kept_verdict(f: Facts, verdicts: dict[int, bool], tally: int) -> bool:
+    """_initial_is_legal, kept in ``verdicts`` (see _VERDICTS) when the groups of ``tally`` leave
+    the player two cards or more."""
+    verdict = _initial_is_legal(f, tally)
+    if f.hand_size - (tally >> LAID & MASK) > 1:
+        bounded(verdicts)[tally] = verdict  # (a bound of its own: bounded sees _VERDICTS' keys only)
+    return verdict
 
 
 def _every_group_needed(f: Facts, groups: Sequence[_Group], tally: int, verdicts: dict[int, bool]) -> bool:
@@ -700,7 +769,9 @@ def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
             )
             if not all(group_is_legal(f, p.rank, p.k, p.n_wilds, True) for p in parts):
                 continue
-            groups = [_Group(f, p, bool(p.n_wilds) and p.rank != WILD_MELD and _later(f, p)) for p in parts]
+            groups = [
+                _Group(f, p.rank, p.k, p.wilds, p.n_wilds, p.value, bool(p.n_wilds) and p.rank != WILD_MELD and _later(f, p)) for p in parts
+            ]
             tally = sum(g.tally for g in groups)
             if _initial_is_legal(f, tally) and _every_group_needed(f, groups, tally, {}):
                 yield parts

@@ -41,6 +41,13 @@ def pack(counts: tuple[int, ...]) -> int:
 
 
 @lru_cache(maxsize=4096)
+def fields_of(counts: tuple[int, ...]) -> int:
+    """Every bit of the fields where ``counts`` is not zero (``packed & fields_of(counts)`` keeps
+    those fields of ``packed``)."""
+    return sum(MASK << at(index) for index, count in enumerate(counts) if count)
+
+
+@lru_cache(maxsize=4096)
 def unpack(packed: int, size: int) -> tuple[int, ...]:
     """The first ``size`` fields."""
     return tuple(packed >> at(index) & MASK for index in range(size))
@@ -48,3 +55,4 @@ def unpack(packed: int, size: int) -> tuple[int, ...]:
 
 memo.on_clear(pack.cache_clear)
 memo.on_clear(unpack.cache_clear)
+memo.on_clear(fields_of.cache_clear)
