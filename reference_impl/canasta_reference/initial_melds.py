@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from math import inf
-from operator import mul, sub
+from operator import mul
 from typing import NamedTuple
 
 from canasta_conformance.contract.cards import Card
@@ -16,7 +16,7 @@ from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup
 from . import memo
 from .memo import bounded
 from .move_rules import cards_left_allowed, completes_canasta, concealed_exception, group_is_legal, reaches_minimum
-from .packed import GUARDS, MASK, at, fields_of, pack, unpack
+from .packed import GUARDS, MASK, at, capped, fields_of, pack, unpack
 from .position_facts import GROUP_ORDER, Facts, Part, WildVector
 
 
@@ -392,10 +392,10 @@ class _WildsLeft:
     __slots__ = ("cards", "fitting", "options", "spelled", "unspent", "unspent_capped", "value")
 
     def __init__(self, f: Facts, options: list[_Rank], spent: int) -> None:
-        unspent = tuple(map(sub, f.wild_avail, unpack(spent, len(f.wild_avail))))
-        self.unspent = pack(unspent)
-        most = f.rules.meld_max_wilds  # (as many of a kind as a group of a rank may hold fit the same groups as more)
-        self.unspent_capped = pack(tuple(n if n < most else most for n in unspent))
+        self.unspent = pack(f.wild_avail) - spent  # (field by field: none goes below zero)
+        unspent = unpack(self.unspent, len(f.wild_avail))
+        # (as many of a kind as a group of a rank may hold fit the same groups as more)
+        self.unspent_capped = capped(self.unspent, len(unspent), f.rules.meld_max_wilds)
         self.value = sum(map(mul, unspent, f.wild_values))
         self.cards = sum(unspent)
         self.options = options
@@ -514,7 +514,10 @@ def _modern_search(f: Facts, options: list[_Rank]) -> list[Meld]:
     return search.found
 
 
-_meld = Meld.of  # (bound once: each read of a classmethod binds it anew)
+#: what Meld.of does, inlined where the search lists an action (the call was about a tenth of it):
+#: ``_set(_new(Meld), "melds", groups)`` equals ``Meld(groups)``, its type being the class default
+_new = object.__new__
+_set = object.__setattr__
 
 
 class _ModernSearch:
@@ -634,6 +637,7 @@ class _ModernSearch:
         found = self.found
         fitting = left.fitting
         spelled = left.spelled
+        spellings = self.spellings
         for i in range(index, end):
             # (modern.initial.natural-meld: past the last rank offering one, only a natural meld can meet it)
             tried = which + NATURAL_MELDS_OF if lacking and not naturals_left[i + 1] else which
@@ -670,11 +674,13 @@ class _ModernSearch:
                     further = needed_or_plain_after[i + 1]
                 if listed or further:
                     spelling = spelled.get(group)
-                    if spelling is None:
-                        spelling = spelled[group] = self.spell(group, spent)
+                    if spelling is None:  # (spelled alike after other wild cards of kinds it does not hold: see spell)
+                        spelling = spelled[group] = spellings.get((group, spent & group.kinds)) or self.spell(group, spent)
                     cards = laid + (spelling,)  # noqa: RUF005 (two tuples: faster than unpacking into a new one)
                     if listed:
-                        found.append(_meld(cards))
+                        meld = _new(Meld)
+                        _set(meld, "melds", cards)
+                        found.append(meld)
                     if further:
                         spare_alone = group.spare_alone
                         self.extend(i + 1, cards, now, spent + group.wild_code, (*waiting, group_tally) if waits else waiting,

@@ -48,6 +48,12 @@ def fields_of(counts: tuple[int, ...]) -> int:
 
 
 @lru_cache(maxsize=4096)
+def capped(packed: int, size: int, most: int) -> int:
+    """The first ``size`` fields of ``packed``, each at most ``most``."""
+    return pack(tuple(min(count, most) for count in unpack(packed, size)))
+
+
+@lru_cache(maxsize=4096)
 def unpack(packed: int, size: int) -> tuple[int, ...]:
     """The first ``size`` fields."""
     return tuple(packed >> at(index) & MASK for index in range(size))
@@ -56,3 +62,4 @@ def unpack(packed: int, size: int) -> tuple[int, ...]:
 memo.on_clear(pack.cache_clear)
 memo.on_clear(unpack.cache_clear)
 memo.on_clear(fields_of.cache_clear)
+memo.on_clear(capped.cache_clear)
