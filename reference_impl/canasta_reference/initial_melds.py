@@ -566,11 +566,11 @@ class _ModernSearch:
         #: (wild cards by kind (packed), the wild cards of those kinds spent before them) -> the cards (shared by the ranks' groups)
         self.wild_cards: dict[tuple[int, int], tuple[Card, ...]] = {}
 
-    def spell(self, group: _Group, spent: int) -> MeldGroup:
+    def spell(self, group: _Group, offsets: int) -> MeldGroup:
         """The group's cards: the first naturals of its rank and the first wild cards of each kind
-        left once ``spent`` (packed) are spent. The groups of an action come in canonical rank order
-        (the wild-card meld last), each taking its wild cards after those of the groups before it."""
-        offsets = spent & group.kinds
+        left once ``offsets`` (packed) of the kinds it holds are spent, kept in ``spellings``. The
+        groups of an action come in canonical rank order (the wild-card meld last), each taking its
+        wild cards after those of the groups before it."""
         key = (group, offsets)
         cards = self.spellings.get(key)
         if cards is None:
@@ -637,7 +637,6 @@ class _ModernSearch:
         found = self.found
         fitting = left.fitting
         spelled = left.spelled
-        spellings = self.spellings
         for i in range(index, end):
             # (modern.initial.natural-meld: past the last rank offering one, only a natural meld can meet it)
             tried = which + NATURAL_MELDS_OF if lacking and not naturals_left[i + 1] else which
@@ -674,8 +673,8 @@ class _ModernSearch:
                     further = needed_or_plain_after[i + 1]
                 if listed or further:
                     spelling = spelled.get(group)
-                    if spelling is None:  # (spelled alike after other wild cards of kinds it does not hold: see spell)
-                        spelling = spelled[group] = spellings.get((group, spent & group.kinds)) or self.spell(group, spent)
+                    if spelling is None:  # (spelled alike after other wild cards of kinds it does not hold)
+                        spelling = spelled[group] = self.spell(group, spent & group.kinds)
                     cards = laid + (spelling,)  # noqa: RUF005 (two tuples: faster than unpacking into a new one)
                     if listed:
                         meld = _new(Meld)
