@@ -588,8 +588,9 @@ class _ModernSearch:
                     laid = f.cards(group.rank, group.k, group.wilds, unpack(offsets, self.kinds))
             else:
                 laid = tuple(f.naturals[group.rank][:group.k])
-            tag = group.rank if group.k == 0 and group.rank != WILD_MELD else None
-            cards = self.spellings[key] = MeldGroup.of(laid, tag)
+            cards = self.spellings[key] = _new(MeldGroup)  # (as MeldGroup.of: its sequence flag the class default)
+            _set(cards, "cards", laid)
+            _set(cards, "rank", group.rank if group.k == 0 and group.rank != WILD_MELD else None)
         return cards
 
     def extend(self, index: int, laid: tuple[MeldGroup, ...], tally: int, spent: int, waiting: tuple[int, ...], chosen_legal: bool,
