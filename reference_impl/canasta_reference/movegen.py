@@ -211,13 +211,20 @@ def special_hands(f: Facts) -> list[SpecialHand]:
     out: list[SpecialHand] = []
     if not possible:
         return out
+    # The shapes read the cards' ranks and red threes, not their suits: the hand without any card
+    # of a rank (a red three apart) makes the same special hands, so each is tried once.
+    made: dict[tuple[str, bool], list[str]] = {}
     for c in sorted(state.hand, key=SORT_KEY.__getitem__):
         if not state.hand[c]:
             continue
-        rest = state.hand.copy()
-        rest[c] -= 1
-        cards = list(rest.elements())
-        out += (SpecialHand(kind, c) for kind in possible if is_special_hand(kind, cards, f.rules))
+        key = (c.rank, c.is_red_three)
+        kinds_made = made.get(key)
+        if kinds_made is None:
+            rest = state.hand.copy()
+            rest[c] -= 1
+            cards = list(rest.elements())
+            kinds_made = made[key] = [kind for kind in possible if is_special_hand(kind, cards, f.rules)]
+        out += (SpecialHand(kind, c) for kind in kinds_made)
     return out
 
 
