@@ -6,6 +6,7 @@ command line, or under a folder given with ``--canasta-scenarios``; every other 
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import shlex
@@ -428,7 +429,14 @@ class _Heap:
     kept), and then what was built is moved out of its sight (``gc.freeze()``); garbage made later,
     by the engine or the reports, is collected as usual. Both are process-wide, so the config's
     last clean-up undoes them, after pytest's own end-of-run ``gc.collect()`` calls (which would
-    walk every scenario once more)."""
+    walk every scenario once more).
+
+    A process that ran scenarios also hides its heap from the collector as it exits (an ``atexit``
+    hook, :func:`_freeze_heap_at_exit`): the interpreter's shutdown collections walked everything it still
+    held, the scenarios, the modules, the engine's tables, about a tenth of a second after a run of
+    the corpus (and an xdist controller waits for its workers' too). By then pytest has collected
+    the run's garbage (its clean-up above); Python does not promise to finalize what is left at
+    exit anyway."""
 
     def __init__(self) -> None:
         self.paused = False
@@ -447,12 +455,20 @@ class _Heap:
     def freeze(self) -> None:
         gc.freeze()
         self.frozen = True
+        _freeze_heap_at_exit()
 
     def restore(self) -> None:
         self.resume()
         if self.frozen:
             gc.unfreeze()
             self.frozen = False
+
+
+@cache
+def _freeze_heap_at_exit() -> None:
+    """(once a process that runs scenarios) Keep the interpreter's shutdown collections from
+    walking the whole heap (see _Heap)."""
+    atexit.register(gc.freeze)
 
 
 _HEAP_KEY = pytest.StashKey[_Heap]()
