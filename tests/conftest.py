@@ -30,7 +30,7 @@ settings.load_profile("canasta")
 gc.set_threshold(gc.get_threshold()[0], gc.get_threshold()[1], 100)
 
 # The tests start about 150 Python processes (pytest runs, xdist workers, engine programs, the
-# CLI). Where PYTHONDONTWRITEBYTECODE is set (this machine and its CI, as in many containers), each
+# CLI). Where PYTHONDONTWRITEBYTECODE is set (as on many CI machines and in containers), each
 # of them compiled every module of the checkout it imports from source, and pytest rewrote the
 # harness's modules again (it rewrites a plugin's package): about 0.2 s of CPU a process. The test
 # run gives its own processes Python's default bytecode cache back (``__pycache__`` beside the
