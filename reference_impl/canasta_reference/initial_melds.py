@@ -409,16 +409,6 @@ class _WildsLeft:
         return fitting
 
 
-def _verdict(f: Facts, verdicts: dict[int, bool], tally: int) -> bool:
-    """Whether the groups of ``tally`` make a legal initial meld (_initial_is_legal), read through
-    ``verdicts``, which keeps each: the search asks again for the tallies it has tried (every set
-    of groups it extends, and the same sets reached in another order when a group is left out)."""
-    verdict = verdicts.get(tally)
-    if verdict is None:
-        verdict = verdicts[tally] = _initial_is_legal(f, tally)
-    return verdict
-
-
 def modern_initial_melds(f: Facts) -> list[Meld]:
     """The initial melds of a side whose initial meld differs from its later melds (Modern
     American). Every group of the action is one that could not be laid later in the same turn
@@ -718,13 +708,13 @@ def _kept_verdict(f: Facts, verdicts: dict[int, bool], tally: int) -> bool:
     return verdict
 
 
-def _every_group_needed(f: Facts, groups: Sequence[_Group], tally: int, verdicts: dict[int, bool]) -> bool:
+def _every_group_needed(f: Facts, groups: Sequence[_Group], tally: int) -> bool:
     """No group of the initial meld ``groups`` (of ``tally``) could be left for later in the turn:
     the action is not the same as the rest followed by a meld of the group in the same turn (the
     rest a legal initial meld, and the group one that may follow it)."""
     if len(groups) > 1:
         for g in groups:
-            if g.waits and _verdict(f, verdicts, tally - g.tally):
+            if g.waits and _initial_is_legal(f, tally - g.tally):
                 return False
     return True
 
@@ -779,5 +769,5 @@ def _initial_with_threes(f: Facts) -> Iterator[tuple[Part, ...]]:
                 _Group(f, p.rank, p.k, p.wilds, p.n_wilds, p.value, bool(p.n_wilds) and p.rank != WILD_MELD and _later(f, p)) for p in parts
             ]
             tally = sum(g.tally for g in groups)
-            if _initial_is_legal(f, tally) and _every_group_needed(f, groups, tally, {}):
+            if _initial_is_legal(f, tally) and _every_group_needed(f, groups, tally):
                 yield parts

@@ -270,9 +270,9 @@ def one_rank_melds(f: Facts) -> list[Meld]:
                 out += _rank_melds(f, rank, cards, by_count, wild_counts)
                 continue
             hand_cards = tuple(cards)
-            key = (rank, codes(hand_cards) or code(hand_cards), -1 if existing is None else len(existing),  # (see RankTables)
+            key = (rank, codes(hand_cards) or code(hand_cards), -1 if existing is None else len(existing),  # (the meld's wild cards, as _wilds_in)
                    wild_key and existing is not None and sum(map(wild.__contains__, map(_RANK_OF, existing))), rank in closed)
-            listed = table.get(key)  # (the meld's wild cards, as _wilds_in)
+            listed = table.get(key)
             if listed is None:  # the same counts may have come with other cards: their groups, spelled with these
                 shape = (f.serial, rank, len(cards), *key[2:], len(by_count) - 1, f.wild_meld_open)
                 counted = _COUNTED.get(shape)
