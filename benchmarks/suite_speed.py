@@ -1,6 +1,6 @@
 """The conformance suite's own speed: plugin import time, CPU per scenario, and when xdist pays.
 
-    python benchmarks/suite_speed.py [--runs 5] [--sizes 250,500,1000,2000] [--compare CHECKOUT] [--project-suite] [--engine-cmd CMD] [--no-bytecode] [--json]
+    python benchmarks/suite_speed.py [--runs 5] [--sizes 250,500,1000,2000] [--compare CHECKOUT] [--project-suite] [--engine-cmd CMD] [--floor MS,...] [--no-bytecode] [--json]
 
 Every figure is the median of --runs runs, each in a fresh process, and is printed after a
 one-line description of how it was measured:
@@ -17,6 +17,11 @@ one-line description of how it was measured:
   ``--compare`` checkout, in the same rounds). ``--engine-cmd CMD``: against the engine CMD serves
   over the adapter protocol (a subprocess per worker, as an engine in another language is run),
   instead of the reference engine in-process.
+- ``--floor 0,0.5,1,2``: pytest-xdist's own break-even, without scenarios: at each size, one module
+  of that many parametrized tests, each spending the given milliseconds of CPU in a loop, wall
+  time of ``-n 0`` and ``-n 2`` alternating (this plugin installed, as in the scenario runs). It
+  says how much CPU a test must cost for two workers to beat one process at that size on this
+  machine, whatever the tests are.
 - ``--project-suite``: the README's test command (``pytest -n 2`` in the checkout), wall time.
 - bytecode: the checkout's modules are byte-compiled first and Python's bytecode cache is on, as
   for a harness installed with pip (which byte-compiles what it installs); ``--no-bytecode`` keeps
@@ -173,6 +178,41 @@ def xdist_scaling(
     return rows
 
 
+FLOOR_MODULE = """import time
+
+import pytest
+
+
+@pytest.mark.parametrize("case", range({count}))
+def test_spends_cpu(case):
+    end = time.process_time() + {seconds!r}
+    while time.process_time() < end:
+        pass
+"""
+
+
+def xdist_floor(sizes: list[int], costs_ms: list[float], runs: int, env: dict[str, str], work: Path) -> list[dict[str, float]]:
+    """Wall time of ``-n 0`` and ``-n 2`` (alternating) over ``size`` parametrized tests that each
+    spend ``cost`` ms of CPU, for every size and cost: pytest-xdist's break-even on this machine."""
+    temproot = work / "pytest-temp"
+    temproot.mkdir(exist_ok=True)
+    run_env = {**env, "PYTEST_DEBUG_TEMPROOT": str(temproot)}
+    rows = []
+    for size in sizes:
+        for cost in costs_ms:
+            folder = work / f"floor-{size}-{cost}"
+            folder.mkdir()
+            (folder / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+            (folder / "test_floor.py").write_text(FLOOR_MODULE.format(count=size, seconds=cost / 1e3))
+            times: dict[str, list[float]] = {"0": [], "2": []}
+            for _ in range(runs):
+                for mode, walls in times.items():
+                    walls.append(run_pytest(folder, run_env, "-n", mode)[0])
+            serial, parallel = statistics.median(times["0"]), statistics.median(times["2"])
+            rows.append({"tests": size, "cpu_ms": cost, "in_process_s": serial, "n2_s": parallel, "n2_over_in_process": parallel / serial})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -184,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         help="run the xdist comparison against the engine served by CMD over the adapter protocol (e.g. "
         "\"python -m canasta_conformance serve\": the reference engine as a subprocess, as an engine in another "
         "language is run) instead of the reference engine in-process",
+    )
+    parser.add_argument(
+        "--floor", metavar="MS,...", default="",
+        help="also time pytest-xdist on its own: at each --sizes, that many parametrized tests spending each of these "
+        "milliseconds of CPU (e.g. 0,0.5,1,2), -n 0 against -n 2",
     )
     parser.add_argument(
         "--no-bytecode", action="store_true",
@@ -233,6 +278,15 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"  {row['scenarios']:>6.0f} scenarios ({label}): in-process {row[f'{prefix}in_process_s']:.2f} s wall "
                               f"({row[f'{prefix}in_process_cpu_s']:.2f} s CPU), -n 2 {row[f'{prefix}n2_s']:.2f} s wall "
                               f"({row[f'{prefix}n2_cpu_s']:.2f} s CPU), wall ratio {row[f'{prefix}n2_over_in_process']:.2f}")
+        costs = [float(c) for c in args.floor.split(",") if c.strip()]
+        if costs and sizes:
+            print("method: wall time of `pytest -n 0` and `pytest -n 2`, alternating, over one module of N parametrized tests "
+                  "that each spend the given CPU time in a loop (no scenarios; this plugin installed)")
+            floor = xdist_floor(sizes, costs, args.runs, env, work)
+            figures["xdist_floor"] = floor
+            for row in floor:
+                print(f"  {row['tests']:>6.0f} tests of {row['cpu_ms']:g} ms CPU: in-process {row['in_process_s']:.2f} s, "
+                      f"-n 2 {row['n2_s']:.2f} s, wall ratio {row['n2_over_in_process']:.2f}")
         shutil.rmtree(work, ignore_errors=True)
     if args.project_suite:
         print("method: wall time of the README's test command, `pytest -n 2`, in the checkout (one run)")
