@@ -15,7 +15,7 @@ from typing import Any
 from canasta_conformance.contract.cards import Card, excess_cards
 from canasta_conformance.contract.variant_rules import VariantRules
 
-from .state import RED_THREES, HandState
+from .state import RED_THREES, HandState, turn_cycle
 
 
 def upcard_is_covered(card: Card, rules: VariantRules) -> bool:
@@ -34,9 +34,7 @@ def deal_hand(
     hand_number: int = 1, first_player: int | None = None,
 ) -> HandState:
     sitting_out = sitting_out_seats(rules, hand_number)
-    order = [  # setup.deal.method, skipping the players who sit out (table.sit-out)
-        seat for seat in ((dealer + k) % rules.players for k in range(1, rules.players + 1)) if seat not in sitting_out
-    ]
+    order = deal_order(rules, dealer, sitting_out)
     if rules.deal_first_player == "random":  # setup.first-player: the deal says who was drawn
         if first_player is None or first_player not in order:
             raise ValueError("this variant chooses the first player at random: the deal names first_player (a seat in play)")
@@ -82,6 +80,22 @@ def deal_hand(
     for seat in order if rules.red_three_dealt_timing == "before_play" else [state.turn]:
         expose_red_threes(state, seat)
     return state
+
+
+def deal_order(rules: VariantRules, dealer: int, sitting_out: frozenset[int]) -> list[int]:
+    """setup.deal.method: one card at a time to the left, from the dealer's left round to the
+    dealer; in a hand where a player sits out (setup.sit-out), round the hand's turn cycle,
+    starting after the dealer (or, when the dealer sits out, with the first player in play to the
+    dealer's left)."""
+    if not sitting_out:
+        return [(dealer + k) % rules.players for k in range(1, rules.players + 1)]
+    cycle = turn_cycle(rules.players, rules.sides, sitting_out)
+    if dealer in cycle:
+        start = (cycle.index(dealer) + 1) % len(cycle)
+    else:
+        first = next(seat for seat in ((dealer + k) % rules.players for k in range(1, rules.players)) if seat in cycle)
+        start = cycle.index(first)
+    return [cycle[(start + k) % len(cycle)] for k in range(len(cycle))]
 
 
 def sitting_out_seats(rules: VariantRules, hand_number: int) -> frozenset[int]:

@@ -20,6 +20,31 @@ RED_THREES: frozenset[Card] = frozenset(c for c in full_deck(1, 0) if c.is_red_t
 BLACK_THREES: frozenset[Card] = frozenset(c for c in full_deck(1, 0) if c.is_black_three)
 
 
+_CYCLES: dict[tuple[int, int, frozenset[int]], tuple[int, ...]] = memo.table()
+
+
+def turn_cycle(players: int, sides: int, sitting_out: frozenset[int]) -> tuple[int, ...]:
+    """setup.sit-out: the players in play sit as in the four-handed game, partners opposite, so
+    that the turn alternates between the sides ("The two sides then play regular partnership
+    Canasta"). From the lowest seat in play, each next seat is the first seat in play to the left,
+    not yet seated, of another side than the seat before it (the first one left when no other
+    side remains). Where seat order already alternates this is seat order; in the five-player hand
+    in which the middle seat of the side of three sits out, its partner from the last seat takes
+    the empty chair: 0, 1, 4, 3."""
+    key = (players, sides, sitting_out)
+    cycle = _CYCLES.get(key)
+    if cycle is None:
+        in_play = [seat for seat in range(players) if seat not in sitting_out]
+        order = [in_play[0]]
+        while len(order) < len(in_play):
+            last = order[-1]
+            left = [in_play[(in_play.index(last) + k) % len(in_play)] for k in range(1, len(in_play))]
+            free = [seat for seat in left if seat not in order]
+            order.append(next((seat for seat in free if seat % sides != last % sides), free[0]))
+        cycle = _CYCLES[key] = tuple(order)
+    return cycle
+
+
 @dataclass(slots=True)
 class Derived:
     """Facts derived from the position, each computed at most once while the position stands
@@ -144,11 +169,12 @@ class HandState:
         return None
 
     def next_seat(self, seat: int) -> int:
-        """The next seat to the left that is not sitting out this hand (table.sit-out)."""
-        other = (seat + 1) % self.rules.players
-        while other in self.sitting_out:
-            other = (other + 1) % self.rules.players
-        return other
+        """The next seat in play to the left (turn.rotation); in a hand where a player sits out,
+        the next seat of the hand's turn cycle (setup.sit-out, turn_cycle)."""
+        if not self.sitting_out:
+            return (seat + 1) % self.rules.players
+        cycle = turn_cycle(self.rules.players, self.rules.sides, self.sitting_out)
+        return cycle[(cycle.index(seat) + 1) % len(cycle)]
 
     def has_melded(self, side: int) -> bool:
         """A side has made its initial meld once it has a meld on the table."""
