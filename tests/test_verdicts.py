@@ -462,3 +462,79 @@ def test_an_engine_that_lists_no_meld_fails_the_listing_scenarios_that_include_o
     results = [run_scenario(s, engine, engine.capabilities()) for s in with_meld]
     assert all(r.status == "failed" and any(d.startswith("missing: meld") for d in r.details) for r in results), [
         (r.status, r.message, r.details) for r in results]
+
+
+# --- legal_actions includes up to the steps of one turn (docs/protocol.md) ------------------------
+
+_TWO_RANKS = """
+id: two-ranks-{name}
+title: two ranks in one meld
+rules: [turn.meld.any-number]
+requires: [legal_actions]
+position:
+  turn: 0
+  phase: play
+  hands:
+    - {hand}
+    - [8D, 4C]
+    - [4S, 6D]
+    - [JC, 6H]
+  melds:
+    - [[KC, KD, KH]]
+    - []
+  pile: [7D]
+  stock: [4D, 4H]
+  facts: {{melded_seats: [0]}}
+steps:
+  - expect:
+      legal_actions:
+        includes:
+          - {{type: meld, melds: [[9C, 9D, 9H], [5C, 5D, 5S]]}}
+"""
+
+
+def _two_ranks(tmp_path: Path, name: str, hand: str) -> Scenario:
+    path = tmp_path / f"two-ranks-{name}.yaml"
+    path.write_text(_TWO_RANKS.format(name=name, hand=hand))
+    return load_scenario(path, load_spec())
+
+
+def test_a_meld_of_two_ranks_counts_as_listed_when_its_parts_are_listed_one_after_the_other(tmp_path):
+    from canasta_reference.engine import ReferenceEngine
+
+    scenario = _two_ranks(tmp_path, "with-cards-left", "[9C, 9D, 9H, 5C, 5D, 5S, JD, 8C]")
+    engine = ReferenceEngine()
+    engine.load(scenario.position)
+    listed = {json.dumps(a.to_json()) for a in engine.legal_actions()}
+    assert '{"type": "meld", "melds": [["9C", "9D", "9H"], ["5C", "5D", "5S"]]}' not in listed  # listed in parts only
+    result = run_scenario(scenario, engine, engine.capabilities())
+    assert result.status == "passed", result.report()
+
+
+def test_a_meld_of_two_ranks_whose_second_part_is_then_illegal_stays_missing(tmp_path):
+    """The nines, then the fives, would empty the hand without a canasta: neither order is legal to
+    the end, so the two-rank meld is not shown by its parts."""
+    from canasta_reference.engine import ReferenceEngine
+
+    engine = ReferenceEngine()
+    result = run_scenario(_two_ranks(tmp_path, "emptying", "[9C, 9D, 9H, 5C, 5D, 5S]"), engine, engine.capabilities())
+    assert result.status == "failed" and result.details == ("missing: meld [9C 9D 9H] [5C 5D 5S]",), result.report()
+
+
+def test_a_part_the_engine_fails_to_play_shows_nothing_and_the_engine_is_put_back(tmp_path):
+    from canasta_conformance.contract.model import Meld
+    from canasta_reference.engine import ReferenceEngine
+
+    class FailsOnParts(ReferenceEngine):
+        def apply(self, action):  # type: ignore[no-untyped-def]
+            if isinstance(action, Meld) and len(action.melds) == 1:
+                raise RuntimeError("cannot play a part")
+            return super().apply(action)
+
+    scenario = _two_ranks(tmp_path, "failing-parts", "[9C, 9D, 9H, 5C, 5D, 5S, JD, 8C]")
+    engine = FailsOnParts()
+    result = run_scenario(scenario, engine, engine.capabilities())
+    assert result.status == "failed" and result.details == ("missing: meld [9C 9D 9H] [5C 5D 5S]",), result.report()
+    fresh = ReferenceEngine()
+    fresh.load(scenario.position)
+    assert engine.observe() == fresh.observe()

@@ -42,34 +42,43 @@ def _one_suit_in_rank_order(cards: Sequence[Card]) -> bool:
     return len({c.suit for c in cards}) == 1 and all(has_rank_order(c.rank) for c in cards)
 
 
+def _card_class(c: Card) -> str:
+    if c.rank == "3":
+        return "3r" if c.is_red_three else "3b"
+    return c.rank
+
+
+def cards_class(items: Sequence[Card]) -> tuple[str, ...]:
+    """Cards with suits forgotten: their rank-classes, sorted (red and black threes apart)."""
+    return tuple(sorted(_card_class(c) for c in items))
+
+
+def group_class(group: MeldGroup) -> tuple[Any, ...]:
+    """A group of one rank (not a sequence group) with suits forgotten: its cards by rank-class and
+    the rank it names, as :func:`suit_class` compares it."""
+    return (cards_class(group.cards), group.rank or "")
+
+
 def suit_class(action: Action) -> tuple[Any, ...]:
     """An action with suits forgotten (``eq.suits.irrelevant``): naturals by rank, jokers, twos,
     red and black threes apart."""
 
-    def key(c: Card) -> str:
-        if c.rank == "3":
-            return "3r" if c.is_red_three else "3b"
-        return c.rank
-
-    def cards(items: Sequence[Card]) -> tuple[str, ...]:
-        return tuple(sorted(key(c) for c in items))
-
     def groups(items: Sequence[MeldGroup]) -> tuple[Any, ...]:
         # a sequence group (meld.sequences) keeps its suit: a run of hearts is not one of spades
-        one_rank = [(cards(g.cards), g.rank or "") for g in items if not g.sequence]
+        one_rank = [group_class(g) for g in items if not g.sequence]
         runs = [(tuple(sorted(c.token for c in run)), "sequence") for run in joined_sequences(items)]
         return tuple(sorted(one_rank + runs))
 
     if isinstance(action, TakePile):
-        return ("take", cards(action.cards), groups(action.melds))
+        return ("take", cards_class(action.cards), groups(action.melds))
     if isinstance(action, Meld):
         return ("meld", groups(action.melds))
     if isinstance(action, Discard):
-        return ("discard", key(action.card))
+        return ("discard", _card_class(action.card))
     if isinstance(action, Answer):
         return ("answer", action.permit)
     if isinstance(action, SpecialHand):
-        return ("special_hand", action.kind, key(action.discard))
+        return ("special_hand", action.kind, _card_class(action.discard))
     if isinstance(action, NextHand):
         return ("next_hand", len(action.deck))
     return (action.type,)

@@ -3,6 +3,12 @@
 The runner never trusts the engine: every call is guarded, a rejection must leave the position
 exactly as it was, and the result says which step failed, what was expected and what came back.
 
+A scenario's ``legal_actions`` includes are compared up to suits and up to the steps of one turn
+(docs/protocol.md): an engine may list a meld of several ranks as its parts, so an expected
+action the list lacks still counts as listed when a listed action lays part of it and the rest is
+then listed, which the runner finds out by playing that part of the expected action and putting
+the engine back (loading the scenario again and replaying its steps).
+
 Verdicts judge behaviour first (legality, positions, scores). A rejection's cited rule is judged
 only when the engine declares ``cites_rules``; a citation that is neither an expected rule nor a
 broader rule of one (``narrows:`` in the spec) makes the scenario ``rule-differs``, which is not a
@@ -13,13 +19,15 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
-from ..contract.equivalence import suit_class
+from ..contract.equivalence import cards_class, group_class, suit_class
 from ..contract.errors import CanastaError
-from ..contract.model import Action, Outcome, Position, format_action
+from ..contract.model import Action, Meld, Outcome, Position, TakePile, format_action
 from ..contract.scenario import Scenario, Step
 from ..contract.spec import Spec, load_spec
 from ..contract.tiers import Tier, scenario_tier
@@ -168,7 +176,7 @@ def run_scenario(
         return result("error", message, details=details)
     for step in scenario.steps:
         try:
-            _run_step(step, engine, judge)
+            _run_step(step, engine, judge, partial(_replay, scenario, engine, step.index))
         except StepFailure as failure:
             return result("failed", failure.message, step, failure.details)
         except OperationUnsupported as error:
@@ -205,6 +213,15 @@ def start_scenario(scenario: Scenario, engine: Engine) -> None:
         engine.load(scenario.position)
 
 
+def _replay(scenario: Scenario, engine: Engine, last: int) -> None:
+    """Put ``engine`` back where the scenario stands after its step ``last``: its start again, then
+    the actions of the steps up to that one (a rejected one is rejected again, changing nothing)."""
+    start_scenario(scenario, engine)
+    for step in scenario.steps[: last + 1]:
+        if step.action is not None:
+            engine.apply(step.action)
+
+
 def _traceback(error: BaseException) -> tuple[str, ...]:
     lines = traceback.format_exception(type(error), error, error.__traceback__)
     return tuple("".join(lines).rstrip().splitlines()[-12:])
@@ -221,7 +238,9 @@ def _describe(outcome: Outcome) -> str:
     return text
 
 
-def _run_step(step: Step, engine: Engine, judge: _CitationJudge) -> None:
+def _run_step(step: Step, engine: Engine, judge: _CitationJudge, restore: Callable[[], None]) -> None:
+    """Play ``step`` and check what it expects; ``restore`` puts the engine back where the step
+    leaves it (after the legal-list check has tried actions on it)."""
     expect = step.expect
     after: Position | None = None  # the position observed after a rejection, checked below as well
     if step.action is not None:
@@ -254,11 +273,73 @@ def _run_step(step: Step, engine: Engine, judge: _CitationJudge) -> None:
             raise StepFailure("the score sheet differs", lines)
     if expect.legal_includes or expect.legal_excludes:
         # up to suits (contract.equivalence): an engine may list any one of the moves that differ only by suit
-        listed = {suit_class(a) for a in engine.legal_actions()}  # type: ignore[attr-defined]
-        missing = [format_action(a) for a in expect.legal_includes if suit_class(a) not in listed]
+        actions = list(engine.legal_actions())  # type: ignore[attr-defined]
+        listed = {suit_class(a) for a in actions}
+        missing = [
+            format_action(a) for a in expect.legal_includes
+            if suit_class(a) not in listed and not _listed_in_steps(a, actions, engine, restore)
+        ]
         wrong = [format_action(a) for a in expect.legal_excludes if suit_class(a) in listed]
         if missing or wrong:
             raise StepFailure("legal_actions() differs", [*(f"missing: {m}" for m in missing), *(f"listed but illegal: {w}" for w in wrong)])
+
+
+def _listed_in_steps(action: Action, listed: Sequence[Action], engine: Engine, restore: Callable[[], None]) -> bool:
+    """Whether ``action``, a meld of several groups (or a take with further groups) absent from
+    ``listed``, is a listed action followed, in the same turn, by a meld of its other groups that
+    the engine then lists (the steps of one turn, docs/protocol.md). For each listed action laying
+    a proper part of it (up to suits), that part of ``action`` is played, the rest looked for (in
+    parts again) in the list that follows, and the engine is put back by ``restore`` after every
+    try. A try the engine fails (a rejection, an exception) shows nothing."""
+    if not isinstance(action, Meld | TakePile) or any(group.sequence for group in action.melds):
+        return False
+    for first in listed:
+        split = _split(action, first)
+        if split is None:
+            continue
+        part, rest = split
+        try:
+            if engine.apply(part).status != "accepted":
+                continue
+            after = list(engine.legal_actions())  # type: ignore[attr-defined]
+            if suit_class(rest) in {suit_class(a) for a in after}:
+                return True
+            if _listed_in_steps(rest, after, engine, partial(_restore_then, restore, engine, part)):
+                return True
+        except Exception:  # noqa: BLE001 - a try the engine fails shows nothing; the item stays missing
+            continue
+        finally:
+            restore()
+    return False
+
+
+def _restore_then(restore: Callable[[], None], engine: Engine, part: Action) -> None:
+    restore()
+    engine.apply(part)
+
+
+def _split(action: Meld | TakePile, first: Action) -> tuple[Meld | TakePile, Meld] | None:
+    """``action`` cut in two where ``first`` (a listed action of its kind; a take: with the same
+    cards from the hand) lays a proper part of its groups, up to suits: that part, with the cards
+    of ``action``, and a meld of the other groups; else None."""
+    if type(first) is not type(action) or not isinstance(first, Meld | TakePile) or any(g.sequence for g in first.melds):
+        return None
+    if isinstance(first, Meld) and not first.melds:
+        return None  # lays nothing: the rest would be the whole action again
+    if isinstance(first, TakePile) and isinstance(action, TakePile) and cards_class(first.cards) != cards_class(action.cards):
+        return None
+    rest = list(action.melds)
+    part = []
+    for group in first.melds:
+        match = next((g for g in rest if group_class(g) == group_class(group)), None)
+        if match is None:
+            return None
+        rest.remove(match)
+        part.append(match)
+    if not rest:
+        return None
+    laid = TakePile(action.cards, tuple(part)) if isinstance(action, TakePile) else Meld(tuple(part))
+    return laid, Meld(tuple(rest))
 
 
 def _check_outcome(action: Action, expected: str, violates: tuple[str, ...], outcome: Outcome) -> None:
