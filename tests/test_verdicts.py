@@ -538,3 +538,34 @@ def test_a_part_the_engine_fails_to_play_shows_nothing_and_the_engine_is_put_bac
     fresh = ReferenceEngine()
     fresh.load(scenario.position)
     assert engine.observe() == fresh.observe()
+
+
+def test_an_engine_naming_the_rank_of_every_group_passes_every_listing_scenario():
+    """A group that names the rank its natural cards give ({"rank": "K", "cards": [KC, KD, KH]}), or
+    a group of wild cards alone named "wild", is the same group as the one that names nothing."""
+    from canasta_conformance.contract.model import WILD_MELD, Meld, MeldGroup, TakePile
+    from canasta_reference.engine import ReferenceEngine
+
+    def named(group: MeldGroup) -> MeldGroup:
+        if group.sequence or group.rank is not None:
+            return group
+        naturals = {c.rank for c in group.cards if c.rank not in ("JK", "2")}
+        return MeldGroup(group.cards, naturals.pop() if len(naturals) == 1 else WILD_MELD)
+
+    class NamedRanks(ReferenceEngine):
+        def legal_actions(self):  # type: ignore[no-untyped-def]
+            out = []
+            for action in super().legal_actions():
+                if isinstance(action, Meld):
+                    action = Meld(tuple(named(g) for g in action.melds))
+                elif isinstance(action, TakePile):
+                    action = TakePile(action.cards, tuple(named(g) for g in action.melds))
+                out.append(action)
+            return out
+
+    engine = NamedRanks()
+    scenarios = _listing_scenarios()
+    renamed = [a for s in scenarios for step in s.steps for a in step.expect.legal_includes if isinstance(a, Meld | TakePile) and a.melds]
+    assert renamed  # the check below meets named groups
+    results = {s.id: run_scenario(s, engine, engine.capabilities()) for s in scenarios}
+    assert {i: r.message for i, r in results.items() if r.status != "passed"} == {}

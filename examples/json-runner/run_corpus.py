@@ -169,13 +169,18 @@ def card_class(token: str) -> str:
 
 def canonical_group(item: Any) -> Any:
     """A meld group as a comparable value: its cards by rank (a sequence group keeps its suits)
-    sorted, its rank as text (``7`` is ``"7"``, ``WILD`` is ``wild``)."""
+    sorted, and the rank it names where that says something (not the rank of its natural cards,
+    nor ``wild`` for wild cards alone, which are the same group unnamed)."""
     if isinstance(item, dict):
         cards = item.get("cards") or []
         rank = "" if item.get("rank") is None else str(item.get("rank"))
         if item.get("sequence") is True:
             return ("sequence", tuple(sorted(cards)))
-        return ("wild" if rank.upper() == "WILD" else rank, tuple(sorted(card_class(c) for c in cards)))
+        naturals = {card_class(c) for c in cards if card_class(c) not in ("JK", "2")}
+        rank = rank.upper().replace("10", "T")
+        if naturals == {rank} or (not naturals and rank == "WILD"):
+            rank = ""  # the rank its natural cards give, or the wild-card meld: naming it says nothing more
+        return (rank, tuple(sorted(card_class(c) for c in cards)))
     return ("", tuple(sorted(card_class(c) for c in item)))
 
 

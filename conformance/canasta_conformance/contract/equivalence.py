@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import Card
-from .model import Action, Answer, Discard, Meld, MeldGroup, NextHand, SpecialHand, TakePile
+from .cards import JOKER, Card
+from .model import WILD_MELD, Action, Answer, Discard, Meld, MeldGroup, NextHand, SpecialHand, TakePile
 from .sequences import has_rank_order, span
 
 
@@ -42,6 +42,10 @@ def _one_suit_in_rank_order(cards: Sequence[Card]) -> bool:
     return len({c.suit for c in cards}) == 1 and all(has_rank_order(c.rank) for c in cards)
 
 
+#: the ranks of the wild cards (jokers and twos), which name no meld's rank by themselves
+_WILD_RANKS = frozenset({JOKER, "2"})
+
+
 def _card_class(c: Card) -> str:
     if c.rank == "3":
         return "3r" if c.is_red_three else "3b"
@@ -54,9 +58,15 @@ def cards_class(items: Sequence[Card]) -> tuple[str, ...]:
 
 
 def group_class(group: MeldGroup) -> tuple[Any, ...]:
-    """A group of one rank (not a sequence group) with suits forgotten: its cards by rank-class and
-    the rank it names, as :func:`suit_class` compares it."""
-    return (cards_class(group.cards), group.rank or "")
+    """A group of one rank (not a sequence group) with suits forgotten, as :func:`suit_class`
+    compares it: its cards by rank-class and the rank it names, where naming it says something (a
+    group naming the rank of its natural cards is the same group unnamed; a group of wild cards
+    alone named ``wild`` is the side's wild-card meld, as it is unnamed)."""
+    naturals = {c.rank for c in group.cards if c.rank not in _WILD_RANKS}
+    rank = group.rank or ""
+    if naturals == {rank} or (not naturals and rank == WILD_MELD):
+        rank = ""
+    return (cards_class(group.cards), rank)
 
 
 def suit_class(action: Action) -> tuple[Any, ...]:
