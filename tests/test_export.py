@@ -174,3 +174,72 @@ def test_the_runner_and_canasta_run_fail_the_same_scenarios_of_a_broken_engine(t
     assert counts.get("failed", 0) >= 3 and counts.get("passed", 0) >= 10 and counts.get("unsupported", 0) >= 1
     assert counts.get("rule-differs", 0) >= 1
     assert got["pile-wild-top-blocks-take"] == "failed"
+
+
+# --- the runner's comparison of listed actions agrees with the suite's ----------------------------
+
+def _runner_module():  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("run_corpus", RUNNER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Scripted:
+    """An engine that accepts every part it is asked to play and then lists ``after``, spoken to
+    as the runner speaks (``call``) and as the suite does (``apply``, ``legal_actions``)."""
+
+    def __init__(self, after: list[dict[str, object]]) -> None:
+        self.after = after
+
+    def call(self, op: str, **fields: object) -> dict[str, object]:
+        return {"outcome": {"status": "accepted"}} if op == "apply" else {"actions": self.after}
+
+    def apply(self, action):  # type: ignore[no-untyped-def]
+        from canasta_conformance.contract.model import Outcome
+
+        return Outcome("accepted")
+
+    def legal_actions(self):  # type: ignore[no-untyped-def]
+        from canasta_conformance.contract.model import action_from_json
+
+        return [action_from_json(a) for a in self.after]
+
+
+@pytest.mark.parametrize(("expected", "listed", "after", "found"), [
+    # a take listed with other suits of the same cards, its further group listed after it
+    ({"type": "take", "cards": ["KC", "KD"], "melds": [["QC", "QD", "QH"], ["9C", "9D", "9H"]]},
+     [{"type": "take", "cards": ["KD", "KS"], "melds": [["QC", "QD", "QS"]]}],
+     [{"type": "meld", "melds": [["9C", "9D", "9S"]]}], True),
+    # a meld with a sequence group is not looked for in parts (meld.sequences)
+    ({"type": "meld", "melds": [{"sequence": True, "cards": ["4H"]}, ["9C", "9D", "9S"]]},
+     [{"type": "meld", "melds": [["9C", "9D", "9S"]]}],
+     [{"type": "meld", "melds": [{"sequence": True, "cards": ["4H"]}]}], False),
+])
+def test_the_runner_finds_an_action_listed_in_parts_where_the_suite_does(expected, listed, after, found):
+    from canasta_conformance.contract.model import action_from_json
+    from canasta_conformance.running.runner import _listed_in_steps
+
+    runner = _runner_module()
+    engine = _Scripted(after)
+    assert runner.listed_in_steps(engine, expected, listed, lambda: None) is found
+    suite = _listed_in_steps(action_from_json(expected), [action_from_json(a) for a in listed], engine, lambda: None)  # type: ignore[arg-type]
+    assert suite is found
+
+
+@pytest.mark.parametrize(("listed", "expected"), [
+    ({"rank": "3", "cards": ["3C", "3S", "3S"]}, ["3C", "3S", "3S"]),  # black threes melded going out
+    ({"rank": "K", "cards": ["KC", "KD", "JK"]}, ["KC", "KD", "JK"]),
+    ({"rank": "wild", "cards": ["JK", "2C", "2D"]}, ["JK", "2C", "2D"]),
+])
+def test_the_runner_compares_a_group_naming_its_natural_rank_as_the_suite(listed, expected):
+    from canasta_conformance.contract.equivalence import suit_class
+    from canasta_conformance.contract.model import action_from_json
+
+    runner = _runner_module()
+    named, unnamed = ({"type": "meld", "melds": [group]} for group in (listed, expected))
+    assert suit_class(action_from_json(named)) == suit_class(action_from_json(unnamed))
+    assert runner.canonical_action(named) == runner.canonical_action(unnamed)

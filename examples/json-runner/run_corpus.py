@@ -176,7 +176,7 @@ def canonical_group(item: Any) -> Any:
         rank = "" if item.get("rank") is None else str(item.get("rank"))
         if item.get("sequence") is True:
             return ("sequence", tuple(sorted(cards)))
-        naturals = {card_class(c) for c in cards if card_class(c) not in ("JK", "2")}
+        naturals = {c[:-1] for c in cards if c != "JK" and c[:-1] != "2"}  # by rank: a red or black three is a 3
         rank = rank.upper().replace("10", "T")
         if naturals == {rank} or (not naturals and rank == "WILD"):
             rank = ""  # the rank its natural cards give, or the wild-card meld: naming it says nothing more
@@ -277,15 +277,15 @@ def run_step(engine: Engine, step: dict[str, Any], restore: Callable[[], None]) 
 def listed_in_steps(engine: Engine, action: dict[str, Any], listed: list[dict[str, Any]], restore: Callable[[], None]) -> bool:
     """A meld of several groups (or a take with further groups) that the engine does not list may be
     listed as its parts: a listed action of its type laying some of its groups (a take: with the same
-    cards), after which the rest, as a meld, is listed (again perhaps in parts). That part of the
+    cards, up to suits), after which the rest, as a meld, is listed (again perhaps in parts). That part of the
     expected action is played each time and the engine put back with ``restore``."""
-    groups = [canonical_group(g) for g in action.get("melds") or []]
-    if action.get("type") not in ("meld", "take") or not groups:
-        return False
+    groups = action.get("melds") or []
+    if action.get("type") not in ("meld", "take") or not groups or any(isinstance(g, dict) and g.get("sequence") is True for g in groups):
+        return False  # as the suite: an action with a sequence group (meld.sequences) is not looked for in parts
     for first in listed:
         if first.get("type") != action["type"] or (first["type"] == "meld" and not first.get("melds")):
             continue
-        if first["type"] == "take" and sorted(first.get("cards") or []) != sorted(action.get("cards") or []):
+        if first["type"] == "take" and sorted(map(card_class, first.get("cards") or [])) != sorted(map(card_class, action.get("cards") or [])):
             continue
         rest, part = list(action["melds"]), []
         for group in first.get("melds") or []:
