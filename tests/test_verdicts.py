@@ -569,3 +569,40 @@ def test_an_engine_naming_the_rank_of_every_group_passes_every_listing_scenario(
     assert renamed  # the check below meets named groups
     results = {s.id: run_scenario(s, engine, engine.capabilities()) for s in scenarios}
     assert {i: r.message for i, r in results.items() if r.status != "passed"} == {}
+
+
+def test_listed_actions_that_differ_only_by_suits_make_one_try(tmp_path):
+    """An engine may list a group in every choice of suits; the part played is made of the
+    expected action's own cards, so each of those listed actions would replay the same try (and,
+    with more groups, multiply): each distinct part is played once."""
+    import itertools
+
+    from canasta_conformance.contract.model import Meld, MeldGroup
+    from canasta_reference.engine import ReferenceEngine
+
+    class EverySuit(ReferenceEngine):
+        loads = 0
+
+        def load(self, position):  # type: ignore[no-untyped-def]
+            self.loads += 1
+            return super().load(position)
+
+        def legal_actions(self):  # type: ignore[no-untyped-def]
+            position = self.observe()
+            out = []
+            for action in super().legal_actions():
+                if isinstance(action, Meld) and len(action.melds) == 1 and len({c.rank for c in action.melds[0].cards}) == 1:
+                    if position.facts.new_ranks:
+                        continue  # wrong: lists no meld after a meld of this turn, so the check must fail
+                    rank, size = action.melds[0].cards[0].rank, len(action.melds[0].cards)
+                    held = sorted((c for c in position.hands[position.turn] if c.rank == rank), key=lambda c: c.token)
+                    out += [Meld((MeldGroup(cards),)) for cards in itertools.combinations(held, size)]
+                else:
+                    out.append(action)
+            return out
+
+    scenario = _two_ranks(tmp_path, "every-suit", "[9C, 9D, 9H, 9S, 5C, 5D, 5S, 5H, JD, 8C]")
+    engine = EverySuit()
+    result = run_scenario(scenario, engine, engine.capabilities())
+    assert result.status == "failed" and result.details == ("missing: meld [9C 9D 9H] [5C 5D 5S]",), result.report()
+    assert engine.loads == 1 + 2  # the start, then one try for the nines and one for the fives

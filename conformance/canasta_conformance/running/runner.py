@@ -290,14 +290,18 @@ def _listed_in_steps(action: Action, listed: Sequence[Action], engine: Engine, r
     the engine then lists (the steps of one turn, docs/protocol.md). For each listed action laying
     a proper part of it (up to suits), that part of ``action`` is played, the rest looked for (in
     parts again) in the list that follows, and the engine is put back by ``restore`` after every
-    try. A try the engine fails (a rejection, an exception) shows nothing."""
+    try. A try the engine fails (a rejection, an exception) shows nothing. The part played is made of
+    ``action``'s own cards, so listed actions that differ only by suits make the same try: it is
+    made once."""
     if not isinstance(action, Meld | TakePile) or any(group.sequence for group in action.melds):
         return False
+    tried: set[Action] = set()
     for first in listed:
         split = _split(action, first)
-        if split is None:
+        if split is None or split[0] in tried:
             continue
         part, rest = split
+        tried.add(part)
         try:
             if engine.apply(part).status != "accepted":
                 continue
