@@ -243,3 +243,33 @@ def test_the_runner_compares_a_group_naming_its_natural_rank_as_the_suite(listed
     named, unnamed = ({"type": "meld", "melds": [group]} for group in (listed, expected))
     assert suit_class(action_from_json(named)) == suit_class(action_from_json(unnamed))
     assert runner.canonical_action(named) == runner.canonical_action(unnamed)
+
+
+def test_the_runner_tries_each_part_once_and_a_failed_try_shows_nothing():
+    """As the suite: listed actions that differ only by suits make one try, and a try the engine
+    answers with an error shows nothing (the runner goes on to the next listed action)."""
+    runner = _runner_module()
+    expected = {"type": "meld", "melds": [["9C", "9D", "9H"], ["5C", "5D", "5S"]]}
+    listed = [{"type": "meld", "melds": [list(cards)]} for cards in (
+        ("9C", "9D", "9H"), ("9C", "9D", "9S"), ("9C", "9H", "9S"), ("9D", "9H", "9S"),
+        ("5C", "5D", "5S"), ("5C", "5D", "5H"), ("5C", "5H", "5S"), ("5D", "5H", "5S"))]
+
+    class Counting(_Scripted):
+        applied = 0
+
+        def call(self, op: str, **fields: object) -> dict[str, object]:
+            self.applied += op == "apply"
+            return super().call(op, **fields)
+
+    counting = Counting([])
+    assert runner.listed_in_steps(counting, expected, listed, lambda: None) is False
+    assert counting.applied == 2  # the nines once, the fives once
+
+    class Failing(_Scripted):
+        def call(self, op: str, **fields: object) -> dict[str, object]:
+            if op == "apply" and fields["action"] == {"type": "meld", "melds": [["9C", "9D", "9H"]]}:
+                raise runner.EngineError("the engine reported an error in apply")
+            return super().call(op, **fields)
+
+    # the nines fail, the fives then show the nines listed: found, as the suite finds it
+    assert runner.listed_in_steps(Failing([{"type": "meld", "melds": [["9C", "9D", "9H"]]}]), expected, listed, lambda: None) is True

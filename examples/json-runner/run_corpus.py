@@ -278,10 +278,12 @@ def listed_in_steps(engine: Engine, action: dict[str, Any], listed: list[dict[st
     """A meld of several groups (or a take with further groups) that the engine does not list may be
     listed as its parts: a listed action of its type laying some of its groups (a take: with the same
     cards, up to suits), after which the rest, as a meld, is listed (again perhaps in parts). That part of the
-    expected action is played each time and the engine put back with ``restore``."""
+    expected action is played each time (once: listed actions that differ only by suits make the same
+    try) and the engine put back with ``restore``; a try the engine fails shows nothing."""
     groups = action.get("melds") or []
     if action.get("type") not in ("meld", "take") or not groups or any(isinstance(g, dict) and g.get("sequence") is True for g in groups):
         return False  # as the suite: an action with a sequence group (meld.sequences) is not looked for in parts
+    tried: set[str] = set()
     for first in listed:
         if first.get("type") != action["type"] or (first["type"] == "meld" and not first.get("melds")):
             continue
@@ -298,6 +300,9 @@ def listed_in_steps(engine: Engine, action: dict[str, Any], listed: list[dict[st
             if not rest:
                 continue
             laid = {**action, "melds": part}  # that part of the expected action, with its cards
+            if canonical_action(laid) in tried:
+                continue
+            tried.add(canonical_action(laid))
             try:
                 if engine.call("apply", action=laid)["outcome"].get("status") != "accepted":
                     continue
@@ -307,6 +312,8 @@ def listed_in_steps(engine: Engine, action: dict[str, Any], listed: list[dict[st
                     return True
                 if listed_in_steps(engine, remaining, after, partial(restore_then, engine, restore, laid)):
                     return True
+            except (EngineError, Unsupported):
+                continue  # as the suite: an error reply to a try shows nothing (a dead engine fails the restore)
             finally:
                 restore()
     return False
