@@ -273,3 +273,16 @@ def test_the_runner_tries_each_part_once_and_a_failed_try_shows_nothing():
 
     # the nines fail, the fives then show the nines listed: found, as the suite finds it
     assert runner.listed_in_steps(Failing([{"type": "meld", "melds": [["9C", "9D", "9H"]]}]), expected, listed, lambda: None) is True
+
+
+def test_the_runner_reads_optional_fields_left_out_as_the_suite():
+    from canasta_conformance.contract.equivalence import suit_class
+    from canasta_conformance.contract.model import action_from_json
+
+    runner = _runner_module()
+    for one, other in (
+        ({"type": "take", "cards": ["KC", "KD"]}, {"type": "take", "cards": ["KD", "KS"], "melds": []}),
+        ({"type": "next_hand", "deck": ["KC", "KD"]}, {"type": "next_hand", "deck": ["KS", "4C"], "first_player": None}),
+    ):
+        assert suit_class(action_from_json(one)) == suit_class(action_from_json(other))
+        assert runner.canonical_action(one) == runner.canonical_action(other)

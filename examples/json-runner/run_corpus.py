@@ -196,10 +196,10 @@ def canonical_action(action: Any) -> str:
         action["card"] = card_class(action["card"])
     if action.get("type") == "special_hand" and isinstance(action.get("discard"), str):
         action["discard"] = card_class(action["discard"])
-    if action.get("type") == "next_hand":
-        action["deck"] = len(action.get("deck") or [])
-    if "melds" in action:
-        action["melds"] = sorted(canonical_group(item) for item in action["melds"])
+    if action.get("type") == "next_hand":  # by the length of its deck alone (its first_player too is left out)
+        action = {"type": "next_hand", "deck": len(action.get("deck") or [])}
+    if action.get("type") in ("meld", "take"):  # a take's "melds" may be left out: no further groups
+        action["melds"] = sorted(canonical_group(item) for item in action.get("melds") or [])
     return json.dumps(action, sort_keys=True)
 
 
