@@ -214,10 +214,16 @@ class _Scripted:
     ({"type": "take", "cards": ["KC", "KD"], "melds": [["QC", "QD", "QH"], ["9C", "9D", "9H"]]},
      [{"type": "take", "cards": ["KD", "KS"], "melds": [["QC", "QD", "QS"]]}],
      [{"type": "meld", "melds": [["9C", "9D", "9S"]]}], True),
-    # a meld with a sequence group is not looked for in parts (meld.sequences)
+    # a meld with a sequence group (meld.sequences), in parts: the sequence group keeps its suit
     ({"type": "meld", "melds": [{"sequence": True, "cards": ["4H"]}, ["9C", "9D", "9S"]]},
      [{"type": "meld", "melds": [["9C", "9D", "9S"]]}],
-     [{"type": "meld", "melds": [{"sequence": True, "cards": ["4H"]}]}], False),
+     [{"type": "meld", "melds": [{"sequence": True, "cards": ["4H"]}]}], True),
+    ({"type": "meld", "melds": [{"sequence": True, "cards": ["4H"]}, ["9C", "9D", "9S"]]},
+     [{"type": "meld", "melds": [["9C", "9D", "9S"]]}],
+     [{"type": "meld", "melds": [{"sequence": True, "cards": ["4D"]}]}], False),
+    ({"type": "meld", "melds": [{"sequence": True, "cards": ["4H"]}, ["9C", "9D", "9S"]]},
+     [{"type": "meld", "melds": [{"sequence": True, "cards": ["4D"]}]}],
+     [{"type": "meld", "melds": [["9C", "9D", "9S"]]}], False),
 ])
 def test_the_runner_finds_an_action_listed_in_parts_where_the_suite_does(expected, listed, after, found):
     from canasta_conformance.contract.model import action_from_json

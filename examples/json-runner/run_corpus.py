@@ -281,8 +281,8 @@ def listed_in_steps(engine: Engine, action: dict[str, Any], listed: list[dict[st
     expected action is played each time (once: listed actions that differ only by suits make the same
     try) and the engine put back with ``restore``; a try the engine fails shows nothing."""
     groups = action.get("melds") or []
-    if action.get("type") not in ("meld", "take") or not groups or any(isinstance(g, dict) and g.get("sequence") is True for g in groups):
-        return False  # as the suite: an action with a sequence group (meld.sequences) is not looked for in parts
+    if action.get("type") not in ("meld", "take") or not groups:
+        return False
     tried: set[str] = set()
     for first in listed:
         if first.get("type") != action["type"] or (first["type"] == "meld" and not first.get("melds")):

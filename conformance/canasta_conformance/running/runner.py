@@ -22,12 +22,12 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Literal
+from typing import Any, Literal
 
 from ..contract.engine_protocol import CITES_RULES, Capabilities, DealSetup, Engine, EngineFault, OperationUnsupported
 from ..contract.equivalence import cards_class, group_class, suit_class
 from ..contract.errors import CanastaError
-from ..contract.model import Action, Meld, Outcome, Position, TakePile, format_action
+from ..contract.model import Action, Meld, MeldGroup, Outcome, Position, TakePile, format_action
 from ..contract.scenario import Scenario, Step
 from ..contract.spec import Spec, load_spec
 from ..contract.tiers import Tier, scenario_tier
@@ -293,7 +293,7 @@ def _listed_in_steps(action: Action, listed: Sequence[Action], engine: Engine, r
     try. A try the engine fails (a rejection, an exception) shows nothing. The part played is made of
     ``action``'s own cards, so listed actions that differ only by suits make the same try: it is
     made once."""
-    if not isinstance(action, Meld | TakePile) or any(group.sequence for group in action.melds):
+    if not isinstance(action, Meld | TakePile):
         return False
     tried: set[Action] = set()
     for first in listed:
@@ -326,7 +326,7 @@ def _split(action: Meld | TakePile, first: Action) -> tuple[Meld | TakePile, Mel
     """``action`` cut in two where ``first`` (a listed action of its kind; a take: with the same
     cards from the hand) lays a proper part of its groups, up to suits: that part, with the cards
     of ``action``, and a meld of the other groups; else None."""
-    if type(first) is not type(action) or not isinstance(first, Meld | TakePile) or any(g.sequence for g in first.melds):
+    if type(first) is not type(action) or not isinstance(first, Meld | TakePile):
         return None
     if isinstance(first, Meld) and not first.melds:
         return None  # lays nothing: the rest would be the whole action again
@@ -335,7 +335,7 @@ def _split(action: Meld | TakePile, first: Action) -> tuple[Meld | TakePile, Mel
     rest = list(action.melds)
     part = []
     for group in first.melds:
-        match = next((g for g in rest if group_class(g) == group_class(group)), None)
+        match = next((g for g in rest if _part_class(g) == _part_class(group)), None)
         if match is None:
             return None
         rest.remove(match)
@@ -344,6 +344,12 @@ def _split(action: Meld | TakePile, first: Action) -> tuple[Meld | TakePile, Mel
         return None
     laid = TakePile(action.cards, tuple(part)) if isinstance(action, TakePile) else Meld(tuple(part))
     return laid, Meld(tuple(rest))
+
+
+def _part_class(group: MeldGroup) -> tuple[Any, ...]:
+    """A group as the parts of an action match: up to suits (:func:`group_class`), except a
+    sequence group (meld.sequences), whose cards keep their suits."""
+    return ("sequence", tuple(sorted(c.token for c in group.cards))) if group.sequence else group_class(group)
 
 
 def _check_outcome(action: Action, expected: str, violates: tuple[str, ...], outcome: Outcome) -> None:
