@@ -292,3 +292,57 @@ def test_the_runner_reads_optional_fields_left_out_as_the_suite():
     ):
         assert suit_class(action_from_json(one)) == suit_class(action_from_json(other))
         assert runner.canonical_action(one) == runner.canonical_action(other)
+
+
+_FULL = {
+    "variant": "canasta-palace", "options": {"meld.sequences": True}, "dealer": None, "turn": 0, "phase": "over",
+    "hands": [[], ["QD", "QS"]], "melds": [[["5H", "6H", "7H"], ["KC", "KD", "KS"]], []], "red_threes": [[], []],
+    "pile": ["8C"], "stock": ["6S"], "scores": [0, 0],
+    "facts": {"melded_seats": [0, 1], "melded_ranks": ["K", "seq:5H"], "new_ranks": ["seq:5H"], "took_pile": False,
+              "question": None, "covered_black_three": False, "last_card_red_three": False},
+    "ended": {"reason": "went_out", "seat": 0, "concealed": False}, "hand_number": 1, "sitting_out": [],
+}
+
+
+def test_the_runner_reads_positions_spelled_as_the_protocol_allows_as_the_suite():
+    """An engine may leave out a position's keys that hold their defaults, list any multiset (the
+    facts' lists too) in any order, and spell a sequence's key or a rank as the schema allows
+    (SEQ:5h, 10): the runner compares what the suite compares, and fails neither the expectation nor
+    the check that a rejection left the position as it was."""
+    from canasta_conformance.contract.model import Position
+    from canasta_conformance.running.diff import full_position_diff, position_diff
+
+    runner = _runner_module()
+    terse = {
+        "variant": "canasta-palace", "options": {"meld.sequences": True}, "turn": 0, "phase": "over",
+        "hands": [[], ["QS", "QD"]], "melds": [[["KS", "KD", "KC"], ["7H", "6H", "5H"]], []],
+        "pile": ["8C"], "stock": ["6S"],
+        "facts": {"melded_seats": [1, 0], "melded_ranks": ["SEQ:5h", "K"], "new_ranks": ["seq:5H"]},
+        "ended": {"reason": "went_out", "seat": 0},
+    }
+    expected = {key: value for key, value in _FULL.items() if key not in ("variant", "options")}
+    assert position_diff(expected, Position.from_json(terse)) == []
+    assert full_position_diff(Position.from_json(_FULL), Position.from_json(terse)) == []
+    assert runner.position_differences(expected, terse) == []
+    assert runner.same_position(_FULL, terse)
+    reordered = {**_FULL, "facts": {**_FULL["facts"], "melded_seats": [1, 0], "melded_ranks": ["seq:5H", "K"]}}
+    assert runner.same_position(_FULL, reordered)
+
+
+def test_the_runner_reads_a_score_sheet_without_its_optional_keys_as_the_suite(tmp_path):
+    """game_over and winner may be left out of a score sheet (false and null), as the suite reads it."""
+    from canasta_conformance.contract.model import ScoreSheet
+
+    sheet = {"sides": [{"total": 20, "cumulative": 20}, {"total": 0}]}
+    assert ScoreSheet.from_json(sheet).game_over is False and ScoreSheet.from_json(sheet).winner is None
+    runner = _runner_module()
+
+    class Engine:
+        def __init__(self) -> None:
+            self.capabilities: dict[str, object] = {"features": []}
+
+        def call(self, op: str, **fields: object) -> dict[str, object]:
+            return {"score": sheet}
+
+    step = {"action": None, "expect": {"outcome": "accepted", "score": [{"total": 20, "in_hand": 0}], "game": {"over": False, "winner": None}}}
+    assert runner.run_step(Engine(), step, lambda: None) is True
