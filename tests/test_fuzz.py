@@ -165,3 +165,31 @@ def test_a_citing_engine_is_held_to_the_rule_it_cites(tmp_path):
     written = shrink_and_write(finding, fuzzer, SPEC, name, tmp_path)
     assert written.confirmed and written.engine is not None and written.engine.status == "rule-differs"
     assert "violates: pile.blocked.wild-top" in written.text
+
+
+class _TerseObserver:
+    """The reference, observed as an engine may answer: no red threes given as one empty list per
+    side (what a position that leaves `red_threes` out reads as, in Regal too, where they are kept
+    per seat), the seats sitting out in another order."""
+
+    def __init__(self) -> None:
+        self.inner = oracle_factory()()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def observe(self):  # type: ignore[no-untyped-def]
+        from dataclasses import replace
+
+        position = self.inner.observe()
+        if not any(position.red_threes):
+            position = replace(position, red_threes=tuple(() for _ in position.melds))
+        return replace(position, sitting_out=tuple(reversed(position.sitting_out)))
+
+
+def test_positions_compare_as_the_scenarios_compare_them():
+    """A Regal position left without its empty red threes (kept per seat there) is the same position
+    (docs/guides/writing-a-runner.md, Comparing: a seat or side the engine does not have counts as
+    empty): no finding, as no scenario fails it."""
+    fuzzer = Fuzzer(_TerseObserver(), FuzzSettings(variant="regal", seed=0, hands_per_game=2), spec=SPEC)  # type: ignore[arg-type]
+    assert fuzzer.run(range(3)) == []

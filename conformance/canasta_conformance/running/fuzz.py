@@ -256,7 +256,12 @@ class Mirror:
         actual = actual.normalized()
         if actual == expected:
             return []
-        return full_position_diff(expected, actual) or ["the positions differ (variant, options or hand number)"]
+        # compared as a scenario compares whole positions (a seat or side left out holds no cards),
+        # and the variant and options besides
+        lines = full_position_diff(expected, actual)
+        if (actual.variant, dict(actual.options)) != (expected.variant, dict(expected.options)):
+            lines.append(f"variant and options: expected {expected.variant} {dict(expected.options)}, actual {actual.variant} {dict(actual.options)}")
+        return lines
 
     def verdicts(self, action: Action) -> tuple[Outcome, Outcome]:
         expected = self.oracle.apply(action)
