@@ -305,8 +305,8 @@ _FULL = {
 
 
 def test_the_runner_reads_positions_spelled_as_the_protocol_allows_as_the_suite():
-    """An engine may leave out a position's keys that hold their defaults, list any multiset (the
-    facts' lists too) in any order, and spell a sequence's key or a rank as the schema allows
+    """An engine may leave out a position's keys that hold their defaults, list any multiset in any
+    order and the facts' lists (sets) in any order and with repeats, and spell a sequence's key or a rank as the schema allows
     (SEQ:5h, 10): the runner compares what the suite compares, and fails neither the expectation nor
     the check that a rejection left the position as it was."""
     from canasta_conformance.contract.model import Position
@@ -317,7 +317,7 @@ def test_the_runner_reads_positions_spelled_as_the_protocol_allows_as_the_suite(
         "variant": "canasta-palace", "options": {"meld.sequences": True}, "turn": 0, "phase": "over",
         "hands": [[], ["QS", "QD"]], "melds": [[["KS", "KD", "KC"], ["7H", "6H", "5H"]], []],
         "pile": ["8C"], "stock": ["6S"],
-        "facts": {"melded_seats": [1, 0], "melded_ranks": ["SEQ:5h", "K"], "new_ranks": ["seq:5H"]},
+        "facts": {"melded_seats": [1, 0], "melded_ranks": ["SEQ:5h", "K", "K"], "new_ranks": ["seq:5H", "SEQ:5H"]},
         "ended": {"reason": "went_out", "seat": 0},
     }
     expected = {key: value for key, value in _FULL.items() if key not in ("variant", "options")}

@@ -126,7 +126,7 @@ def with_defaults(position: dict[str, Any]) -> dict[str, Any]:
             out[key] = value
     out["red_threes"] = position.get("red_threes") or [[] for _ in range(sides)]
     facts = {**FACT_DEFAULTS, **(position.get("facts") or {})}
-    out["facts"] = {key: sorted(map(fact_text, value or [])) if isinstance(FACT_DEFAULTS.get(key), list) else value for key, value in facts.items()}
+    out["facts"] = {key: sorted(set(map(fact_text, value or []))) if isinstance(FACT_DEFAULTS.get(key), list) else value for key, value in facts.items()}
     if out["ended"]:
         out["ended"] = {**ENDED_DEFAULTS, **out["ended"]}
     out["sitting_out"] = sorted(out["sitting_out"])
@@ -167,7 +167,7 @@ def position_differences(expected: dict[str, Any], actual: dict[str, Any]) -> li
             for fact, value in want.items():
                 got_fact = facts.get(fact)
                 if isinstance(value, list):
-                    if sorted(map(fact_text, value)) != got_fact:
+                    if sorted(set(map(fact_text, value))) != got_fact:
                         out.append(f"facts.{fact}: expected {value}, actual {got_fact}")
                 elif value != got_fact:
                     out.append(f"facts.{fact}: expected {value!r}, actual {got_fact!r}")
