@@ -101,7 +101,9 @@ class Engine(Protocol):
     def capabilities(self) -> Capabilities: ...
 
     def load(self, position: Position) -> None:
-        """Set up the position (raise ValueError if it cannot be represented)."""
+        """Set up the position. Raise :class:`OperationUnsupported` for a position this engine cannot
+        play (the scenario is then reported unsupported, as an ``unsupported`` reply is); any other
+        exception, a ValueError too, is reported as an error of the engine."""
 
     def apply(self, action: Action) -> Outcome:
         """Apply an action of the player to move; a rejection leaves the position unchanged."""
