@@ -114,8 +114,13 @@ def position_diff(expected: Mapping[str, Any], actual: Position) -> list[str]:
 
 
 def full_position_diff(before: Position, after: Position) -> list[str]:
-    """Every difference between two whole positions (for 'a rejection changed the position')."""
-    return position_diff(_as_expectation(before), after)
+    """Every difference between two whole positions (a rejection that changed the position, the
+    fuzzer's mirror, a replay): as a scenario compares positions (multisets in any order, a seat or
+    side left out holding no cards), and the variant and options besides."""
+    lines = position_diff(_as_expectation(before), after)
+    if (after.variant, dict(after.options)) != (before.variant, dict(before.options)):
+        lines.append(f"variant and options: expected {before.variant} {dict(before.options)}, actual {after.variant} {dict(after.options)}")
+    return lines
 
 
 def _as_expectation(position: Position) -> dict[str, Any]:

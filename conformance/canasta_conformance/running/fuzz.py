@@ -256,12 +256,7 @@ class Mirror:
         actual = actual.normalized()
         if actual == expected:
             return []
-        # compared as a scenario compares whole positions (a seat or side left out holds no cards),
-        # and the variant and options besides
-        lines = full_position_diff(expected, actual)
-        if (actual.variant, dict(actual.options)) != (expected.variant, dict(expected.options)):
-            lines.append(f"variant and options: expected {expected.variant} {dict(expected.options)}, actual {actual.variant} {dict(actual.options)}")
-        return lines
+        return full_position_diff(expected, actual)
 
     def verdicts(self, action: Action) -> tuple[Outcome, Outcome]:
         expected = self.oracle.apply(action)
